@@ -1,0 +1,153 @@
+"""The command line: ``fanout-lint [check] PATHS``, ``rules``, ``explain``.
+
+This module imports only what the files at hand need: never cfn-lint, and the HCL
+parser only when a Terraform directory is linted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from fanout_lint import __version__
+from fanout_lint.findings import Severity
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+COMMANDS = ("check", "rules", "explain")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # usage errors exit 2 with one line, never a traceback
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"fanout-lint: error: {message}\n")
+        raise SystemExit(EXIT_ERROR)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fanout-lint",
+        description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation and Terraform.",
+    )
+    parser.add_argument("--version", action="version", version=f"fanout-lint {__version__}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    check = sub.add_parser("check", help="lint files and directories (the default command)")
+    check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
+                       help="exit 1 when a finding at or above this severity exists (default: warning)")
+    check.add_argument("--select", action="append", default=[], metavar="RULE",
+                       help="run only these rules (ID or name; repeat or comma-separate)")
+    check.add_argument("--ignore", action="append", default=[], metavar="RULE",
+                       help="do not run these rules (ID or name)")
+    check.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                       help="skip paths matching this glob")
+    check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+    rules = sub.add_parser("rules", help="list the rules")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = sub.add_parser("explain", help="print a rule's documentation")
+    explain.add_argument("rule", help="rule ID or name")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        argv = ["check", *argv]
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "rules":
+            return _rules(args)
+        if args.command == "explain":
+            return _explain(args)
+        return _check(args)
+    except BrokenPipeError:  # `fanout-lint ... | head`
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+def _all_rules():
+    from fanout_lint.rules import ALL_RULES
+
+    return ALL_RULES
+
+
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _check(args) -> int:
+    from fanout_lint.engine import lint_paths
+    from fanout_lint.settings import Settings, find_rule
+
+    rules = _all_rules()
+    select, ignore = _split(args.select), _split(args.ignore)
+    for key in select + ignore:
+        if find_rule(rules, key) is None:
+            sys.stderr.write(f"fanout-lint: error: unknown rule {key!r} (see `fanout-lint rules`)\n")
+            return EXIT_ERROR
+    settings = Settings(
+        select=select,
+        ignore=ignore,
+        exclude=_split(args.exclude),
+        fail_on=Severity.parse(args.fail_on or "warning"),
+    )
+    result = lint_paths(args.paths, rules, settings)
+    if args.format == "json":
+        from fanout_lint.report import json_report
+
+        output = json_report.render(result)
+    else:
+        from fanout_lint.report import text
+
+        output = text.render(result, colour=_colour(args.color))
+    sys.stdout.write(output)
+    return exit_code(result, settings.fail_on)
+
+
+def exit_code(result, fail_on: Severity) -> int:
+    if result.errors:
+        return EXIT_ERROR
+    if any(f.severity.rank >= fail_on.rank for f in result.findings):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _colour(choice: str) -> bool:
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return sys.stdout.isatty()
+
+
+def _rules(args) -> int:
+    rules = _all_rules()
+    if args.format == "json":
+        data = [
+            {"id": r.id, "name": r.name, "severity": r.severity.value, "summary": r.summary}
+            for r in rules
+        ]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        return EXIT_OK
+    width = max(len(r.name) for r in rules)
+    for r in rules:
+        sys.stdout.write(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+    return EXIT_OK
+
+
+def _explain(args) -> int:
+    from fanout_lint.explain import render
+    from fanout_lint.settings import find_rule
+
+    rule = find_rule(_all_rules(), args.rule)
+    if rule is None:
+        sys.stderr.write(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)\n")
+        return EXIT_ERROR
+    sys.stdout.write(render(rule))
+    return EXIT_OK

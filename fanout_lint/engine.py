@@ -1,0 +1,86 @@
+"""Runs the pipeline for a set of paths: discover, load, check, collect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fanout_lint.discover import Candidate, discover
+from fanout_lint.findings import Finding, LoadError, Related
+from fanout_lint.loaders import load_candidate
+from fanout_lint.model.graph import Graph
+from fanout_lint.rule import Rule, Violation
+from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
+
+
+@dataclass
+class Result:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    units: int = 0
+    graphs: list[Graph] = field(default_factory=list)
+
+    def sort(self) -> None:
+        self.findings.sort(key=Finding.sort_key)
+        self.errors.sort(key=LoadError.sort_key)
+
+
+def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    candidates, missing = discover(paths, settings.exclude)
+    result = Result(errors=[LoadError(m.path, None, m.message) for m in missing])
+    for candidate in candidates:
+        unit = lint_candidate(candidate, rules, settings, keep_graphs)
+        result.findings.extend(unit.findings)
+        result.errors.extend(unit.errors)
+        result.units += unit.units
+        result.graphs.extend(unit.graphs)
+    result.sort()
+    return result
+
+
+def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    result = Result()
+    try:
+        graphs, errors = load_candidate(candidate)
+    except Exception as exc:  # a loader bug must not hide the other files' findings
+        return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
+    result.errors.extend(errors)
+    for graph in graphs:
+        result.units += 1
+        findings, rule_errors = check_graph(graph, rules, settings)
+        result.findings.extend(findings)
+        result.errors.extend(rule_errors)
+        if keep_graphs:
+            result.graphs.append(graph)
+    return result
+
+
+def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
+    findings: list[Finding] = []
+    errors: list[LoadError] = []
+    for rule in enabled_rules(rules, settings):
+        try:
+            violations = list(rule.check(graph, options_for(rule, settings)))
+        except Exception as exc:  # one broken rule must not stop the others
+            errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
+            continue
+        severity = severity_for(rule, settings)
+        findings.extend(to_finding(rule, severity, v, graph) for v in violations)
+    return findings, errors
+
+
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Finding:
+    node = violation.at
+    related = tuple(Related(n.resource, n.loc, role) for n, role in violation.related)
+    involved = (node.cdk_path or node.resource,) + tuple(n.cdk_path or n.resource for n, _ in violation.related)
+    return Finding(
+        rule=rule.id,
+        name=rule.name,
+        severity=severity,
+        message=violation.message,
+        resource=node.resource,
+        loc=violation.loc or node.loc,
+        related=related,
+        cdk_path=node.cdk_path,
+        unit=graph.unit.path,
+        involved=involved,
+    )

@@ -1,0 +1,59 @@
+"""One loader per format, each producing the same Graph. ``load_candidate`` picks one."""
+
+from __future__ import annotations
+
+from fanout_lint.discover import Candidate
+from fanout_lint.findings import LoadError
+from fanout_lint.loaders.cfn_template import is_template
+from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
+from fanout_lint.model.graph import Graph
+
+# Words one of which every template (or plan) contains; other files are not parsed.
+_MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
+
+
+def load_candidate(candidate: Candidate) -> tuple[list[Graph], list[LoadError]]:
+    if candidate.kind == "terraform":
+        from fanout_lint.loaders.terraform import load_terraform_dir  # HCL parser only when needed
+
+        return load_terraform_dir(candidate.path)
+    return _load_file(candidate.path)
+
+
+def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return [], [LoadError(path, None, f"cannot read: {exc.strerror or exc}")]
+    try:
+        text = decode(data)
+        if not any(marker in text for marker in _MARKERS):
+            return [], []  # not a template: pre-commit hands us every YAML and JSON file
+        parsed = _parse(text, path)
+    except ParseError as exc:
+        return [], [LoadError(path, exc.line, exc.message, exc.column)]
+    if _is_plan(parsed):
+        from fanout_lint.loaders.terraform_plan import load_plan
+
+        return load_plan(parsed, path)
+    if not is_template(parsed):
+        return [], []
+    from fanout_lint.loaders.cloudformation import load_template
+
+    return [load_template(parsed, path)], []
+
+
+def _parse(text: str, path: str):
+    stripped = text.lstrip()
+    if path.lower().endswith(".json") or stripped.startswith("{"):
+        return parse_json(text, path)
+    return parse_yaml(text, path)
+
+
+def _is_plan(parsed) -> bool:
+    return (
+        isinstance(parsed, dict)
+        and "format_version" in parsed
+        and ("planned_values" in parsed or "configuration" in parsed)
+    )

@@ -1,0 +1,351 @@
+"""CloudFormation intrinsic functions, evaluated as far as the template proves them.
+
+Two questions are asked of a property:
+
+- ``value(x)``: what is it? A literal, a parameter default, a mapping entry, a joined
+  string of known parts, or a conditional choice is known; ``Fn::ImportValue``, a
+  parameter without default, a ``GetAtt`` of a runtime attribute are unknown.
+- ``target(x)``: which resource does it point at? ``Ref`` and ``Fn::GetAtt`` of a
+  resource, a ``Fn::Sub``/``Fn::Join`` that names one resource, or a literal ARN, URL or
+  name that matches a resource of the template. Anything else is an external node.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from fanout_lint.loaders.source import Map
+from fanout_lint.model.nodes import External, Loc
+from fanout_lint.model.values import (
+    PARAMETER,
+    Known,
+    Unknown,
+    Value,
+    candidates,
+    choice,
+    combine,
+)
+
+NO_VALUE = "AWS::NoValue"
+_SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
+
+# Which literal forms name which kind of resource.
+_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
+_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
+
+
+class _Absent:
+    """The value of ``!Ref AWS::NoValue``: the property is not set."""
+
+
+ABSENT = _Absent()
+
+
+@dataclass
+class Intrinsics:
+    file: str
+    parameters: dict[str, Any]  # name -> parameter declaration (a mapping)
+    mappings: dict[str, Any]
+    resource_types: dict[str, str]  # logical id -> Type
+    # physical names: (kind, name) -> logical id, with kind one of queue/topic/function
+    names: dict[tuple[str, str], str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # Lambda alias/version -> function
+    externals: dict[str, External] = field(default_factory=dict)
+
+    # -- values ------------------------------------------------------------
+    def value(self, node: Any, default: Value | None = None) -> Value:
+        """The value of a property; ``default`` when it is absent or AWS::NoValue."""
+        if node is None or node is ABSENT:
+            return default if default is not None else Known(None)
+        result = self._value(node, 0)
+        if result is ABSENT:
+            return default if default is not None else Known(None)
+        if isinstance(result, tuple):  # a conditional with an AWS::NoValue branch
+            options: list[Value] = []
+            for option in result:
+                if option is ABSENT:
+                    options.append(default if default is not None else Known(None))
+                else:
+                    options.append(option)
+            return choice(options)
+        return result
+
+    def _value(self, node: Any, depth: int):
+        if depth > 50:
+            return Unknown("expression nested too deeply")
+        if isinstance(node, dict):
+            if len(node) != 1:
+                return Known(node)
+            (key, arg), = node.items()
+            if key == "Ref":
+                return self._ref_value(arg)
+            if key == "Fn::If":
+                if not isinstance(arg, list) or len(arg) != 3:
+                    return Unknown("malformed Fn::If")
+                branches = [self._value(arg[1], depth + 1), self._value(arg[2], depth + 1)]
+                if any(b is ABSENT for b in branches):
+                    return tuple(branches)
+                return choice([b if not isinstance(b, tuple) else Unknown("nested") for b in branches])
+            if key == "Fn::Sub":
+                return self._sub_value(arg, depth)
+            if key == "Fn::Join":
+                return self._join_value(arg, depth)
+            if key == "Fn::FindInMap":
+                return self._find_in_map(arg, depth)
+            if key == "Fn::Select":
+                return self._select(arg, depth)
+            if key.startswith("Fn::") or key == "Condition":
+                return Unknown(f"{key} is not evaluated")
+            return Known(node)
+        if isinstance(node, list):
+            return Known(node)
+        return Known(node)
+
+    def _ref_value(self, name: Any):
+        if not isinstance(name, str):
+            return Unknown("malformed Ref")
+        if name == NO_VALUE:
+            return ABSENT
+        if name in self.parameters:
+            declaration = self.parameters[name]
+            if isinstance(declaration, dict) and "Default" in declaration:
+                default = declaration["Default"]
+                if isinstance(default, (dict, list)):
+                    return Unknown(f"parameter {name} has a structured default")
+                return Known(default, PARAMETER, name)
+            return Unknown(f"parameter {name} has no default")
+        if name in self.resource_types:
+            return Unknown(f"Ref {name} is known only at deploy time")
+        return Unknown(f"Ref {name}")
+
+    def _sub_value(self, arg: Any, depth: int) -> Value:
+        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], dict):
+            text, variables = arg[0], arg[1]
+        else:
+            text, variables = arg, {}
+        if not isinstance(text, str):
+            return Unknown("malformed Fn::Sub")
+        parts: list[Value] = []
+        last = 0
+        for match in _SUB_VAR.finditer(text):
+            parts.append(Known(text[last:match.start()]))
+            name = match.group(1).strip()
+            if name in variables:
+                part = self._value(variables[name], depth + 1)
+            elif "." in name:
+                part = Unknown(f"${{{name}}} is known only at deploy time")
+            else:
+                part = self._ref_value(name)
+            if part is ABSENT or isinstance(part, tuple):
+                return Unknown("conditional part in Fn::Sub")
+            parts.append(part)
+            last = match.end()
+        parts.append(Known(text[last:].replace("${!", "${")))
+        return combine(parts, lambda values: "".join(str(v) for v in values))
+
+    def _join_value(self, arg: Any, depth: int) -> Value:
+        if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
+            return Unknown("malformed Fn::Join")
+        items = arg[1]
+        if isinstance(items, dict):
+            items_value = self._value(items, depth + 1)
+            if not isinstance(items_value, Known) or not isinstance(items_value.value, list):
+                return Unknown("Fn::Join of an unknown list")
+            items = items_value.value
+        if not isinstance(items, list):
+            return Unknown("malformed Fn::Join")
+        parts = []
+        for item in items:
+            part = self._value(item, depth + 1)
+            if part is ABSENT or isinstance(part, tuple):
+                return Unknown("conditional part in Fn::Join")
+            parts.append(part)
+        return combine(parts, lambda values: arg[0].join(str(v) for v in values))
+
+    def _find_in_map(self, arg: Any, depth: int) -> Value:
+        if not isinstance(arg, list) or len(arg) < 3:
+            return Unknown("malformed Fn::FindInMap")
+        keys = []
+        for item in arg[:3]:
+            part = self._value(item, depth + 1)
+            if not isinstance(part, Known):
+                return Unknown("Fn::FindInMap with an unknown key")
+            keys.append(part)
+        table = self.mappings.get(keys[0].value) if isinstance(self.mappings, dict) else None
+        row = table.get(keys[1].value) if isinstance(table, dict) else None
+        if not isinstance(row, dict) or keys[2].value not in row:
+            return Unknown("Fn::FindInMap entry not found")
+        found = row[keys[2].value]
+        origin = next((k for k in keys if k.origin == PARAMETER), None)
+        if origin is not None:
+            return Known(found, PARAMETER, origin.detail)
+        return Known(found)
+
+    def _select(self, arg: Any, depth: int) -> Value:
+        if not isinstance(arg, list) or len(arg) != 2:
+            return Unknown("malformed Fn::Select")
+        index = self._value(arg[0], depth + 1)
+        items = arg[1]
+        if isinstance(items, dict):
+            items_value = self._value(items, depth + 1)
+            items = items_value.value if isinstance(items_value, Known) else None
+        if not isinstance(index, Known) or not isinstance(items, list):
+            return Unknown("Fn::Select of unknown values")
+        try:
+            return self._value(items[int(index.value)], depth + 1)
+        except (ValueError, TypeError, IndexError):
+            return Unknown("Fn::Select out of range")
+
+    # -- references ----------------------------------------------------------
+    def target(self, node: Any, kind: str, loc: Loc) -> str | None:
+        """The node id ``node`` points at, an External node id, or None when absent.
+
+        ``kind`` (queue, topic, function, any) says how a literal name is read.
+        """
+        if node is None:
+            return None
+        found = self._target(node, kind, 0)
+        if found is ABSENT:
+            return None
+        if isinstance(found, str):
+            return self.aliases.get(found, found)
+        return self._external(found or _describe(node), loc)
+
+    def _target(self, node: Any, kind: str, depth: int):
+        """A logical id, ABSENT, or None/label text when the target is outside."""
+        if depth > 50:
+            return None
+        if isinstance(node, dict) and len(node) == 1:
+            (key, arg), = node.items()
+            if key == "Ref":
+                if arg == NO_VALUE:
+                    return ABSENT
+                if isinstance(arg, str) and arg in self.resource_types:
+                    return arg
+                if isinstance(arg, str) and arg in self.parameters:
+                    value = self._ref_value(arg)
+                    if isinstance(value, Known) and isinstance(value.value, str):
+                        return self._literal(value.value, kind) or f"parameter {arg}"
+                    return f"parameter {arg}"
+                return None
+            if key == "Fn::GetAtt":
+                resource = _getatt_resource(arg)
+                if resource in self.resource_types:
+                    return resource
+                return None
+            if key in ("Fn::Sub", "Fn::Join"):
+                named = self._resources_named_in(node)
+                if len(named) == 1:
+                    return named.pop()
+                value = self._value(node, depth + 1)
+                if isinstance(value, Known) and isinstance(value.value, str):
+                    return self._literal(value.value, kind)
+                return None
+            if key == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
+                branches = {self._target(arg[1], kind, depth + 1), self._target(arg[2], kind, depth + 1)}
+                if len(branches) == 1:
+                    return branches.pop()
+                return "conditional reference"
+            if key == "Fn::ImportValue":
+                name = self._value(arg, depth + 1)
+                if isinstance(name, Known):
+                    return f"import {name.value}"
+                return "import"
+            value = self._value(node, depth + 1)
+            if isinstance(value, Known) and isinstance(value.value, str):
+                return self._literal(value.value, kind)
+            return None
+        if isinstance(node, str):
+            return self._literal(node, kind) or node
+        return None
+
+    def _literal(self, text: str, kind: str) -> str | None:
+        """A literal ARN, queue URL or name that names a resource of the template."""
+        match = _ARN.match(text)
+        if match:
+            service, rest = match.groups()
+            if service == "lambda":
+                parts = rest.split(":")
+                if len(parts) >= 2 and parts[0] == "function":
+                    return self.names.get(("function", parts[1]))
+                return None
+            return self.names.get(("queue" if service == "sqs" else "topic", rest))
+        match = _QUEUE_URL.match(text)
+        if match:
+            return self.names.get(("queue", match.group(1)))
+        if kind in ("queue", "topic", "function"):
+            return self.names.get((kind, text))
+        return None
+
+    def _resources_named_in(self, node: Any) -> set[str]:
+        """Resources a Fn::Sub or Fn::Join refers to (pseudo parameters aside)."""
+        found: set[str] = set()
+        stack = [(node, 0)]
+        while stack:
+            item, depth = stack.pop()
+            if depth > 20:
+                continue
+            if isinstance(item, dict):
+                if len(item) == 1:
+                    (key, arg), = item.items()
+                    if key == "Ref" and isinstance(arg, str) and arg in self.resource_types:
+                        found.add(arg)
+                        continue
+                    if key == "Fn::GetAtt":
+                        resource = _getatt_resource(arg)
+                        if resource in self.resource_types:
+                            found.add(resource)
+                        continue
+                    if key == "Fn::Sub":
+                        text = arg[0] if isinstance(arg, list) and arg else arg
+                        if isinstance(text, str):
+                            for var in _SUB_VAR.findall(text):
+                                name = var.split(".")[0].strip()
+                                if name in self.resource_types:
+                                    found.add(name)
+                        if isinstance(arg, list) and len(arg) == 2:
+                            stack.append((arg[1], depth + 1))
+                        continue
+                stack.extend((v, depth + 1) for v in item.values())
+            elif isinstance(item, list):
+                stack.extend((v, depth + 1) for v in item)
+        return found
+
+    def _external(self, label: str, loc: Loc) -> str:
+        node_id = f"external: {label}"
+        if node_id not in self.externals:
+            self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
+        return node_id
+
+
+def _getatt_resource(arg: Any) -> str | None:
+    if isinstance(arg, list) and arg and isinstance(arg[0], str):
+        return arg[0]
+    if isinstance(arg, str):
+        return arg.split(".")[0]
+    return None
+
+
+def _describe(node: Any) -> str:
+    if isinstance(node, dict) and len(node) == 1:
+        (key, arg), = node.items()
+        return f"{key.replace('Fn::', '')} {arg if isinstance(arg, str) else '...'}"
+    return str(node)[:80]
+
+
+def is_absent(container: Any, key: str) -> bool:
+    return not isinstance(container, dict) or key not in container
+
+
+def props_of(resource: Any) -> Map | dict:
+    props = resource.get("Properties") if isinstance(resource, dict) else None
+    return props if isinstance(props, dict) else {}
+
+
+def known_strings(value: Value) -> list[str] | None:
+    options = candidates(value)
+    if options is None:
+        return None
+    return [o.value for o in options if isinstance(o.value, str)]

@@ -1,0 +1,80 @@
+"""A CloudFormation template as a list of raw resources, before they become graph nodes.
+
+The SAM expansion works at this level: it turns ``AWS::Serverless::*`` resources into
+the plain CloudFormation resources the SAM translator would create, so the graph
+builder only knows plain CloudFormation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fanout_lint.loaders.source import Map, loc_of
+from fanout_lint.model.nodes import Loc
+
+TEMPLATE_VERSION_KEY = "AWSTemplateFormatVersion"
+SAM_TRANSFORM = "AWS::Serverless-2016-10-31"
+
+
+@dataclass
+class RawResource:
+    id: str
+    type: str
+    props: dict
+    loc: Loc
+    metadata: dict = field(default_factory=dict)
+    generated_by: str = ""
+    resource: str = ""  # what findings name, when not the id
+    connectors: dict = field(default_factory=dict)  # SAM's resource-level Connectors attribute
+
+    def prop_loc(self, key: str) -> Loc:
+        return loc_of(self.props, key, self.loc)
+
+
+def is_template(data: Any) -> bool:
+    """A file is a template when its content says so, whatever its extension."""
+    if not isinstance(data, dict):
+        return False
+    if TEMPLATE_VERSION_KEY in data:
+        return True
+    resources = data.get("Resources")
+    if not isinstance(resources, dict) or not resources:
+        return False
+    return any(
+        isinstance(r, dict)
+        and isinstance(r.get("Type"), str)
+        and r["Type"].startswith(("AWS::", "Custom::", "Alexa::"))
+        for r in resources.values()
+    )
+
+
+def uses_sam(data: dict) -> bool:
+    transform = data.get("Transform")
+    names = transform if isinstance(transform, list) else [transform]
+    return SAM_TRANSFORM in [n for n in names if isinstance(n, str)]
+
+
+def raw_resources(data: dict, file: str) -> list[RawResource]:
+    resources = data.get("Resources")
+    if not isinstance(resources, dict):
+        return []
+    out = []
+    fallback = data.loc if isinstance(data, Map) else Loc(file, 1, 1)
+    for logical_id, body in resources.items():
+        if not isinstance(body, dict) or not isinstance(body.get("Type"), str):
+            continue
+        props = body.get("Properties")
+        metadata = body.get("Metadata")
+        connectors = body.get("Connectors")
+        out.append(
+            RawResource(
+                id=str(logical_id),
+                type=body["Type"],
+                props=props if isinstance(props, dict) else {},
+                loc=loc_of(resources, logical_id, fallback),
+                metadata=metadata if isinstance(metadata, dict) else {},
+                connectors=connectors if isinstance(connectors, dict) else {},
+            )
+        )
+    return out

@@ -1,0 +1,67 @@
+"""The one table of AWS defaults for absent properties.
+
+Absent is knowledge, not ignorance: a queue without ``VisibilityTimeout`` has 30 s.
+Every loader takes defaults from here, so CloudFormation and Terraform agree.
+Sources are in docs/design.md and the AWS pages linked below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fanout_lint.model.values import Known, default
+
+
+@dataclass(frozen=True)
+class Default:
+    value: object
+    source: str
+
+
+DEFAULTS: dict[str, Default] = {
+    # SQS CreateQueue attributes (botocore; CloudFormation AWS::SQS::Queue; Terraform
+    # aws_sqs_queue uses the same values).
+    "queue.visibility_timeout": Default(
+        30,
+        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
+    ),
+    "queue.message_retention": Default(
+        345_600,
+        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
+    ),
+    "queue.fifo": Default(
+        False,
+        "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-sqs-queue.html",
+    ),
+    # maxReceiveCount inside a RedrivePolicy that omits it.
+    "redrive.max_receive_count": Default(
+        10,
+        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
+    ),
+    "topic.fifo": Default(
+        False,
+        "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-sns-topic.html",
+    ),
+    "subscription.raw_message_delivery": Default(
+        False,
+        "https://docs.aws.amazon.com/sns/latest/dg/sns-large-payload-raw-message-delivery.html",
+    ),
+    "function.timeout": Default(
+        3, "https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html"
+    ),
+    # Event source mapping for SQS.
+    "mapping.batch_size": Default(
+        10, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
+    ),
+    "mapping.batching_window": Default(
+        0, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
+    ),
+    "mapping.enabled": Default(
+        True, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
+    ),
+}
+
+
+def default_of(key: str) -> Known:
+    """The default for ``key`` as a known value of origin 'default'."""
+    return default(DEFAULTS[key].value)

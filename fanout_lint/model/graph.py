@@ -1,0 +1,147 @@
+"""The resource graph of one unit, with the queries rules ask.
+
+Indexes are built once, in linear time, so that no rule joins lists in a loop.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, TypeVar
+
+from fanout_lint.model.nodes import (
+    DeadLetterUse,
+    EventSourceMapping,
+    External,
+    Function,
+    LambdaPermission,
+    Node,
+    Queue,
+    QueuePolicy,
+    Redrive,
+    Subscription,
+    Topic,
+    Unit,
+)
+from fanout_lint.model.values import Known
+
+N = TypeVar("N", bound=Node)
+
+
+class Graph:
+    def __init__(self, unit: Unit, nodes: Iterable[Node], dead_letter_uses: Iterable[DeadLetterUse] = ()):
+        self.unit = unit
+        self._nodes: dict[str, Node] = {}
+        for node in nodes:
+            self._nodes.setdefault(node.id, node)
+        self._by_kind: dict[type, list[Node]] = defaultdict(list)
+        for node in self._nodes.values():
+            self._by_kind[type(node)].append(node)
+        self._dead_letter_uses: dict[str, list[DeadLetterUse]] = defaultdict(list)
+        for use in dead_letter_uses:
+            self._dead_letter_uses[use.target].append(use)
+
+        self._subs_of_topic: dict[str, list[Subscription]] = defaultdict(list)
+        self._subs_to: dict[str, list[Subscription]] = defaultdict(list)
+        for sub in self.all(Subscription):
+            if sub.topic:
+                self._subs_of_topic[sub.topic].append(sub)
+            if sub.endpoint:
+                self._subs_to[sub.endpoint].append(sub)
+        self._subscription_dlqs: dict[str, list[Subscription]] = defaultdict(list)
+        for sub in self.all(Subscription):
+            if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
+                self._subscription_dlqs[sub.redrive_dlq.value].append(sub)
+        self._consumers: dict[str, list[EventSourceMapping]] = defaultdict(list)
+        self._mappings_of_function: dict[str, list[EventSourceMapping]] = defaultdict(list)
+        for esm in self.all(EventSourceMapping):
+            if esm.source:
+                self._consumers[esm.source].append(esm)
+            if esm.function:
+                self._mappings_of_function[esm.function].append(esm)
+        self._sources_of: dict[str, list[Queue]] = defaultdict(list)
+        for queue in self.all(Queue):
+            redrive = self.redrive_of(queue)
+            if redrive is not None:
+                self._sources_of[redrive.dlq].append(queue)
+        self._policies: dict[str, list[QueuePolicy]] = defaultdict(list)
+        for policy in self.all(QueuePolicy):
+            for queue_id in policy.queues:
+                self._policies[queue_id].append(policy)
+        self._permissions: dict[str, list[LambdaPermission]] = defaultdict(list)
+        for permission in self.all(LambdaPermission):
+            if permission.function:
+                self._permissions[permission.function].append(permission)
+
+    # -- nodes -------------------------------------------------------------
+    def all(self, kind: type[N]) -> list[N]:
+        return list(self._by_kind.get(kind, ()))  # type: ignore[arg-type]
+
+    def nodes(self) -> list[Node]:
+        return list(self._nodes.values())
+
+    def get(self, node_id: str | None) -> Node | None:
+        return self._nodes.get(node_id) if node_id else None
+
+    def queue(self, node_id: str | None) -> Queue | None:
+        node = self.get(node_id)
+        return node if isinstance(node, Queue) else None
+
+    def function(self, node_id: str | None) -> Function | None:
+        node = self.get(node_id)
+        return node if isinstance(node, Function) else None
+
+    def topic(self, node_id: str | None) -> Topic | None:
+        node = self.get(node_id)
+        return node if isinstance(node, Topic) else None
+
+    def is_external(self, node_id: str | None) -> bool:
+        return isinstance(self.get(node_id), External)
+
+    # -- edges -------------------------------------------------------------
+    def subscriptions_of(self, topic_id: str) -> list[Subscription]:
+        return list(self._subs_of_topic.get(topic_id, ()))
+
+    def subscriptions_to(self, endpoint_id: str) -> list[Subscription]:
+        """Subscriptions delivering to a queue or function."""
+        return list(self._subs_to.get(endpoint_id, ()))
+
+    def consumers_of(self, queue_id: str) -> list[EventSourceMapping]:
+        """Event source mappings reading the queue."""
+        return list(self._consumers.get(queue_id, ()))
+
+    def mappings_of(self, function_id: str) -> list[EventSourceMapping]:
+        return list(self._mappings_of_function.get(function_id, ()))
+
+    @staticmethod
+    def redrive_of(queue: Queue) -> Redrive | None:
+        """The queue's redrive policy when the template proves one."""
+        return queue.redrive.value if isinstance(queue.redrive, Known) else None
+
+    def dlq_of(self, queue: Queue) -> Node | None:
+        redrive = self.redrive_of(queue)
+        return self.get(redrive.dlq) if redrive else None
+
+    def sources_of(self, dlq_id: str) -> list[Queue]:
+        """Queues whose redrive policy names ``dlq_id``."""
+        return list(self._sources_of.get(dlq_id, ()))
+
+    def dead_letter_uses(self, node_id: str) -> list[DeadLetterUse]:
+        """Other settings that name the node as a dead-letter target."""
+        return list(self._dead_letter_uses.get(node_id, ()))
+
+    def is_dead_letter_target(self, node_id: str) -> bool:
+        return bool(
+            self._sources_of.get(node_id)
+            or self._dead_letter_uses.get(node_id)
+            or self._subscription_dlqs.get(node_id)
+        )
+
+    def subscriptions_with_dlq(self, node_id: str) -> list[Subscription]:
+        """Subscriptions whose RedrivePolicy sends undeliverable messages to ``node_id``."""
+        return list(self._subscription_dlqs.get(node_id, ()))
+
+    def policies_for(self, queue_id: str) -> list[QueuePolicy]:
+        return list(self._policies.get(queue_id, ()))
+
+    def permissions_for(self, function_id: str) -> list[LambdaPermission]:
+        return list(self._permissions.get(function_id, ()))

@@ -1,0 +1,221 @@
+"""Property values as the rules see them: known (with where they came from) or unknown.
+
+A template is not a running system. A value is ``Known`` when the template proves it
+(a literal, an AWS default for an absent property, a parameter or variable default),
+``Unknown`` when it depends on something we cannot see (an import, a parameter without
+default, a module output), and ``OneOf`` when a condition picks between known values.
+
+Rules never compare raw values: they ask ``verdict(predicate, *values)``, which is
+``True`` only when the predicate holds for every combination of candidates. An unknown
+value, or a condition whose branches disagree, gives ``None``: silence.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Callable, Union
+
+# Where a known value came from; the message of a finding says so when it matters.
+LITERAL = "literal"
+DEFAULT = "default"  # the AWS (or provider) default for an absent property
+PARAMETER = "parameter"  # a CloudFormation parameter default
+VARIABLE = "variable"  # a Terraform variable default or tfvars value
+
+
+@dataclass(frozen=True)
+class Known:
+    value: Any
+    origin: str = LITERAL
+    detail: str = ""  # parameter or variable name, for the message
+
+
+@dataclass(frozen=True)
+class Unknown:
+    reason: str = "unknown"
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """A value chosen by a condition (``Fn::If``, ``a ? b : c``)."""
+
+    options: tuple[Known, ...]
+
+
+Value = Union[Known, Unknown, OneOf]
+
+
+def known(value: Any, origin: str = LITERAL, detail: str = "") -> Known:
+    return Known(value, origin, detail)
+
+
+def default(value: Any) -> Known:
+    return Known(value, DEFAULT)
+
+
+def candidates(value: Value) -> tuple[Known, ...] | None:
+    """The known candidates of a value, or None when it is unknown."""
+    if isinstance(value, Known):
+        return (value,)
+    if isinstance(value, OneOf):
+        return value.options
+    return None
+
+
+def verdict(predicate: Callable[..., bool], *values: Value) -> bool | None:
+    """True or False when every combination of candidates agrees, else None."""
+    lists = []
+    for value in values:
+        options = candidates(value)
+        if options is None:
+            return None
+        lists.append([o.value for o in options])
+    results = {bool(predicate(*combo)) for combo in itertools.product(*lists)}
+    if len(results) == 1:
+        return results.pop()
+    return None
+
+
+def is_true(value: Value) -> bool:
+    """The value is provably truthy."""
+    return verdict(bool, value) is True
+
+
+def is_false(value: Value) -> bool:
+    return verdict(bool, value) is False
+
+
+def single(value: Value) -> Any:
+    """The one known value, or None when unknown or when a condition chooses."""
+    return value.value if isinstance(value, Known) else None
+
+
+def combine(values: list[Value], merge: Callable[[list[Any]], Any]) -> Value:
+    """Build a value from parts (Fn::Join, arithmetic); unknown if any part is."""
+    lists = []
+    for value in values:
+        options = candidates(value)
+        if options is None:
+            reasons = [v.reason for v in values if isinstance(v, Unknown)]
+            return Unknown(reasons[0] if reasons else "unknown")
+        lists.append(options)
+    results = []
+    for combo in itertools.product(*lists):
+        origin, detail = _weakest(combo)
+        results.append(Known(merge([k.value for k in combo]), origin, detail))
+        if len(results) > 16:  # a value chosen by many conditions is not worth tracking
+            return Unknown("too many conditional combinations")
+    return _dedupe(results)
+
+
+def choice(options: list[Value]) -> Value:
+    """The value of a conditional whose branches are ``options``."""
+    flat: list[Known] = []
+    for option in options:
+        cands = candidates(option)
+        if cands is None:
+            return option if isinstance(option, Unknown) else Unknown("unknown")
+        flat.extend(cands)
+    return _dedupe(flat)
+
+
+def _dedupe(options: list[Known]) -> Value:
+    unique: list[Known] = []
+    for option in options:
+        if not any(_same(option.value, u.value) for u in unique):
+            unique.append(option)
+    if len(unique) == 1:
+        return unique[0]
+    return OneOf(tuple(unique))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _weakest(combo: tuple[Known, ...]) -> tuple[str, str]:
+    # A value built from a parameter default rests on that default: say so.
+    for k in combo:
+        if k.origin in (PARAMETER, VARIABLE):
+            return k.origin, k.detail
+    for k in combo:
+        if k.origin == DEFAULT:
+            return DEFAULT, ""
+    return LITERAL, ""
+
+
+def describe(value: Value, unit: str = "") -> str:
+    """Human text for a value, with its origin: ``30 s (default)``."""
+    suffix = f" {unit}" if unit else ""
+    options = candidates(value)
+    if options is None:
+        return "unknown"
+    parts = []
+    for option in options:
+        text = _format(option.value) + suffix
+        if option.origin == DEFAULT:
+            text += " (default)"
+        elif option.origin == PARAMETER:
+            text += f" (default of parameter {option.detail})"
+        elif option.origin == VARIABLE:
+            text += f" (value of variable {option.detail})"
+        parts.append(text)
+    return " or ".join(parts)
+
+
+def _format(raw: Any) -> str:
+    if isinstance(raw, bool):
+        return "true" if raw else "false"
+    if isinstance(raw, int):
+        return f"{raw:,}" if abs(raw) >= 10000 else str(raw)
+    return str(raw)
+
+
+def to_int(value: Value) -> Value:
+    """Coerce numbers given as strings ("30") to int; anything else is unknown."""
+    return _map(value, _int_or_none, "not a whole number")
+
+
+def to_bool(value: Value) -> Value:
+    """Coerce "true"/"false" strings to bool; anything else is unknown."""
+    return _map(value, _bool_or_none, "not a boolean")
+
+
+def _map(value: Value, convert: Callable[[Any], Any], reason: str) -> Value:
+    options = candidates(value)
+    if options is None:
+        return value
+    out = []
+    for option in options:
+        converted = convert(option.value)
+        if converted is None:
+            return Unknown(reason)
+        out.append(Known(converted, option.origin, option.detail))
+    return _dedupe(out)
+
+
+def _int_or_none(raw: Any) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw)
+    if isinstance(raw, str):
+        try:
+            return int(raw.strip())
+        except ValueError:
+            try:
+                as_float = float(raw)
+            except ValueError:
+                return None
+            return int(as_float) if as_float.is_integer() else None
+    return None
+
+
+def _bool_or_none(raw: Any) -> bool | None:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
+        return raw.strip().lower() == "true"
+    return None

@@ -1,0 +1,1 @@
+"""Formatters: findings and errors in, text out. One module per format."""

@@ -1,0 +1,21 @@
+"""``--format json``: a stable, documented interface (see README, "JSON output")."""
+
+from __future__ import annotations
+
+import json
+
+from fanout_lint import __version__
+from fanout_lint.engine import Result
+
+SCHEMA_VERSION = 1
+
+
+def render(result: Result) -> str:
+    document = {
+        "version": SCHEMA_VERSION,
+        "tool": {"name": "fanout-lint", "version": __version__},
+        "findings": [f.as_dict() for f in result.findings],
+        "errors": [e.as_dict() for e in result.errors],
+        "summary": {"units": result.units, "findings": len(result.findings), "errors": len(result.errors)},
+    }
+    return json.dumps(document, indent=2) + "\n"

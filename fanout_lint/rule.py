@@ -1,0 +1,82 @@
+"""The shape of a rule: metadata, documentation, options, and a pure check over the graph.
+
+A rule module holds its user documentation in its docstring (What it does / Why is this
+bad? / How to fix / References), a ``check(graph, options)`` function that yields
+``Violation``s, and one ``RULE`` value tying them together. The engine turns violations
+into findings; rules never compute locations, read files or print.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Loc, Node
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # kebab-case, as written in configuration
+    default: Any
+    description: str
+
+
+@dataclass(frozen=True)
+class Violation:
+    """What a check reports: where the fix goes, what is wrong, and who else is involved."""
+
+    at: Node
+    message: str
+    related: tuple[tuple[Node, str], ...] = ()  # (node, role)
+    loc: Loc | None = None  # a more precise location than the node's
+
+
+Check = Callable[[Graph, Mapping[str, Any]], Iterable[Violation]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: Severity
+    summary: str
+    check: Check
+    doc: str
+    options: tuple[Option, ...] = field(default=())
+    replaces: tuple[str, ...] = ()  # names of rules this one supersedes on the same resource
+
+    def option_defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+    def section(self, title: str) -> str:
+        """One ``## Title`` section of the documentation, without its heading."""
+        return doc_sections(self.doc).get(title, "")
+
+    @property
+    def references(self) -> list[str]:
+        return re.findall(r"https?://[^\s)>\]]+", self.section("References"))
+
+
+def doc_sections(doc: str) -> dict[str, str]:
+    sections: dict[str, str] = {}
+    title = ""
+    lines: list[str] = []
+    for line in _dedent(doc).splitlines():
+        if line.startswith("## "):
+            if title:
+                sections[title] = "\n".join(lines).strip()
+            title, lines = line[3:].strip(), []
+        else:
+            lines.append(line)
+    if title:
+        sections[title] = "\n".join(lines).strip()
+    return sections
+
+
+def _dedent(doc: str) -> str:
+    first, _, rest = (doc or "").partition("\n")
+    return (first.strip() + "\n" + textwrap.dedent(rest)).strip()

@@ -1,0 +1,60 @@
+"""## What it does
+Flags a queue that receives work (an SNS subscription delivers to it, or an event source
+mapping reads it) but has no redrive policy, and is not itself a dead-letter queue:
+nothing in the template names it as a dead-letter target (a queue's or subscription's
+`RedrivePolicy`, a function's `DeadLetterConfig`, an on-failure destination, an
+EventBridge target's `DeadLetterConfig`, SAM's `DeadLetterQueue`).
+
+## Why is this bad?
+A message the consumer cannot process (a poison message: malformed payload, a bug)
+comes back after every visibility timeout, forever, until the retention period deletes
+it. It consumes capacity, hides among healthy messages, and then disappears without a
+trace.
+
+## How to fix
+Give the queue its own dead-letter queue: a `RedrivePolicy` with `deadLetterTargetArn`
+pointing at a queue used for nothing else and a `maxReceiveCount` of 3 to 5. Give the
+DLQ a longer retention than the source queue and an alarm on its depth.
+
+## References
+- https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+- https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Queue
+from fanout_lint.rule import Rule, Violation
+
+from .common import queue_without_dlq, subscription_dlqs
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    found = []
+    for queue in graph.all(Queue):
+        if not queue_without_dlq(graph, queue) or subscription_dlqs(graph, queue):
+            continue
+        feeders = [(s, "subscription") for s in graph.subscriptions_to(queue.id)]
+        consumers = [(m, "event source mapping") for m in graph.consumers_of(queue.id)]
+        found.append(Violation(
+            at=queue,
+            message=(
+                f"Queue {queue.resource} has no dead-letter queue: a message its consumer keeps "
+                "failing on returns forever until it expires; add a RedrivePolicy with its own "
+                "DLQ and a maxReceiveCount of 3 to 5"
+            ),
+            related=tuple(feeders + consumers),
+        ))
+    return found
+
+
+RULE = Rule(
+    id="FL101",
+    name="missing-dlq",
+    severity=Severity.ERROR,
+    summary="A consumed queue has no dead-letter queue",
+    check=check,
+    doc=__doc__,
+)

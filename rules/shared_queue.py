@@ -1,0 +1,64 @@
+"""## What it does
+Flags a queue that is the event source of two or more event source mappings (SAM `SQS`
+events included) targeting different functions.
+
+## Why is this bad?
+In a queue, each message is received by one consumer only. Two functions reading the
+same queue do not each get every message: they split them. The fan-out you meant to
+build silently becomes load balancing, and each consumer misses about half the events.
+
+## How to fix
+Give every consumer its own queue, subscribed to the topic, with its own dead-letter
+queue: one topic, N subscriptions, N queues, N functions.
+
+## References
+- https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html
+- https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Queue
+from fanout_lint.model.values import is_false
+from fanout_lint.rule import Rule, Violation
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    found = []
+    for queue in graph.all(Queue):
+        functions: dict[str, object] = {}
+        for mapping in graph.consumers_of(queue.id):
+            if is_false(mapping.enabled):
+                continue
+            function = graph.function(mapping.function)
+            if function is not None:
+                functions.setdefault(function.id, (function, mapping))
+        if len(functions) < 2:
+            continue
+        names = ", ".join(sorted(functions))
+        related = []
+        for function, mapping in functions.values():
+            related.append((mapping, "event source mapping"))
+            related.append((function, "consumer"))
+        found.append(Violation(
+            at=queue,
+            message=(
+                f"Queue {queue.resource} is read by {len(functions)} functions ({names}): "
+                "each message reaches only one of them; give each consumer its own queue "
+                "subscribed to the topic"
+            ),
+            related=tuple(related),
+        ))
+    return found
+
+
+RULE = Rule(
+    id="FL201",
+    name="shared-queue",
+    severity=Severity.ERROR,
+    summary="One queue is read by several functions, so fan-out becomes load balancing",
+    check=check,
+    doc=__doc__,
+)

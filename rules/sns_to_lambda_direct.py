@@ -1,0 +1,65 @@
+"""## What it does
+Flags an SNS subscription that invokes a Lambda function directly (protocol `lambda`):
+a standalone subscription, an inline subscription of a topic, or a SAM `SNS` event
+without `SqsSubscription`.
+
+## Why is this bad?
+With no queue between the topic and the function, nothing absorbs a spike and nothing
+keeps a message while the consumer is failing. Lambda retries an asynchronous event
+twice and then discards it (unless the function has its own on-failure destination);
+throttled events expire after hours. The SNS subscription's dead-letter queue does not
+help: it only catches delivery failures, never the function's errors.
+
+## How to fix
+Subscribe an SQS queue to the topic (with raw message delivery and its own DLQ) and let
+the function read the queue through an event source mapping. In SAM, set
+`SqsSubscription: true` on the SNS event, or better, declare the queue yourself.
+
+## References
+- https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
+- https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html
+- https://docs.aws.amazon.com/sns/latest/dg/sns-sqs-as-subscriber.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Subscription
+from fanout_lint.rule import Rule, Violation
+from .common import protocol_is, reported
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    found = []
+    for sub in graph.all(Subscription):
+        if not protocol_is(sub, "lambda"):
+            continue
+        topic = graph.get(sub.topic)
+        function = graph.get(sub.endpoint)
+        target = function.resource if function is not None else "a Lambda function"
+        related = []
+        if function is not None:
+            related.append((function, "function"))
+        if topic is not None and not sub.inline:
+            related.append((topic, "topic"))
+        found.append(Violation(
+            at=sub,
+            message=(
+                f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
+                "spikes or keeps messages the function fails on; subscribe an SQS queue and "
+                "read it with an event source mapping"
+            ),
+            related=tuple(related),
+        ))
+    return found
+
+
+RULE = Rule(
+    id="FL001",
+    name="sns-to-lambda-direct",
+    severity=Severity.WARNING,
+    summary="SNS invokes a Lambda function directly, with no queue in between",
+    check=check,
+    doc=__doc__,
+)
