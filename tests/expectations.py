@@ -1,0 +1,96 @@
+"""Expected findings written inside fixtures, and how to read them.
+
+In YAML and HCL a comment names the findings expected on the next line that is neither
+blank nor a comment::
+
+    # expect: shared-queue, missing-dlq
+    OrdersQueue:
+
+JSON cannot hold comments: ``name.json`` has a sidecar ``name.expected.yaml`` listing
+``- {rule: shared-queue, line: 12}``. A fixture expecting a load error says
+``# expect-error: <text>`` (any line) or lists ``- {error: <text>}`` in its sidecar.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+import yaml
+
+MARKER = re.compile(r"#\s*expect:\s*(.+?)\s*$")
+ERROR_MARKER = re.compile(r"#\s*expect-error:\s*(.+?)\s*$")
+FIXTURE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+SIDECAR = ".expected.yaml"
+
+
+@dataclass(frozen=True)
+class Expected:
+    findings: frozenset[tuple[str, int, str]]  # (file relative to the fixture root, line, rule name)
+    errors: tuple[str, ...]
+
+
+def fixture_paths(root: str) -> list[str]:
+    """Fixture files and Terraform fixture directories (``tf_*``) below ``root``."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        base = os.path.basename(dirpath)
+        if base.startswith(("tf_", "tfvars_")) and any(f.endswith(".tf") for f in filenames):
+            found.append(dirpath)
+            dirnames[:] = []  # modules below a Terraform fixture belong to it
+            continue
+        for name in sorted(filenames):
+            if name.endswith(SIDECAR) or not name.endswith(FIXTURE_SUFFIXES):
+                continue
+            found.append(os.path.join(dirpath, name))
+    return sorted(found)
+
+
+def expected_for(path: str) -> Expected:
+    findings: set[tuple[str, int, str]] = set()
+    errors: list[str] = []
+    files = _files_of(path)
+    for file in files:
+        if file.endswith(".json"):
+            sidecar = file[: -len(".json")] + SIDECAR
+            if os.path.exists(sidecar):
+                with open(sidecar, encoding="utf-8") as handle:
+                    for entry in yaml.safe_load(handle) or []:
+                        if "error" in entry:
+                            errors.append(entry["error"])
+                        else:
+                            findings.add((file, int(entry["line"]), entry["rule"]))
+            continue
+        with open(file, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+        pending: list[str] = []
+        for number, line in enumerate(lines, start=1):
+            stripped = line.strip()
+            error = ERROR_MARKER.search(stripped)
+            if error and stripped.startswith("#"):
+                errors.append(error.group(1))
+                continue
+            marker = MARKER.search(stripped)
+            if marker and stripped.startswith("#"):
+                pending.extend(n.strip() for n in marker.group(1).split(",") if n.strip())
+                continue
+            if not stripped or stripped.startswith(("#", "//")):
+                continue
+            for name in pending:
+                findings.add((file, number, name))
+            pending = []
+    return Expected(frozenset(findings), tuple(errors))
+
+
+def _files_of(path: str) -> list[str]:
+    if os.path.isfile(path):
+        return [path]
+    out = []
+    for dirpath, dirnames, filenames in os.walk(path):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith((".tf", ".tfvars", ".json")) and not name.endswith(SIDECAR):
+                out.append(os.path.join(dirpath, name))
+    return out

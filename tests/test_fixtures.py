@@ -1,0 +1,39 @@
+"""Every fixture's findings, under all rules, are exactly the ones written inside it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from expectations import expected_for, fixture_paths
+from fanout_lint.engine import lint_paths
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.settings import Settings
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+PATHS = fixture_paths(FIXTURES)
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[os.path.relpath(p, FIXTURES) for p in PATHS])
+def test_fixture_findings_are_exactly_the_expected_ones(path):
+    expected = expected_for(path)
+    result = lint_paths([path], ALL_RULES, Settings())
+    actual = {(f.loc.file, f.loc.line, f.name) for f in result.findings}
+    missing = sorted(expected.findings - actual)
+    unexpected = sorted(
+        (f.loc.file, f.loc.line, f.name, f.message)
+        for f in result.findings
+        if (f.loc.file, f.loc.line, f.name) not in expected.findings
+    )
+    assert not missing and not unexpected, (
+        f"\nmissing findings: {missing}\nunexpected findings: {unexpected}"
+    )
+    errors = [e.message for e in result.errors]
+    assert len(errors) == len(expected.errors), f"errors: {errors}, expected: {expected.errors}"
+    for wanted, got in zip(sorted(expected.errors), sorted(errors)):
+        assert wanted in got
+
+
+def test_fixtures_exist():
+    assert len(PATHS) > 0
