@@ -83,4 +83,5 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Find
         cdk_path=node.cdk_path,
         unit=graph.unit.path,
         involved=involved,
+        node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
     )

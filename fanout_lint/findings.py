@@ -54,6 +54,9 @@ class Finding:
     unit: str = ""
     # resources involved, for fingerprints that survive moved lines (CDK path when known)
     involved: tuple[str, ...] = field(default=(), compare=False)
+    # graph node ids of the primary and related resources, so the topology view can place
+    # the finding exactly (inline subscriptions share their topic's resource name)
+    node_ids: tuple[str, ...] = field(default=(), compare=False)
 
     def sort_key(self) -> tuple:
         return (self.loc.file, self.loc.line, self.loc.column, self.rule, self.resource, self.message)
