@@ -53,8 +53,8 @@ def check(graph: Graph, options) -> list[Violation]:
             at=dlq,
             message=(
                 f"Dead-letter queue {dlq.resource} keeps messages "
-                f"{describe(dlq.message_retention, 's')}, not longer than its source queue "
-                f"{source.resource} ({describe(source.message_retention, 's')}); messages keep "
+                f"{describe(dlq.message_retention, 's')}, not longer than the "
+                f"{describe(source.message_retention, 's')} of its source queue {source.resource}; messages keep "
                 f"their original enqueue time and expire in the DLQ before anyone looks; {fix}"
             ),
             related=((source, "source queue"),),
