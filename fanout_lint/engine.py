@@ -8,6 +8,7 @@ from fanout_lint.discover import Candidate, discover
 from fanout_lint.findings import Finding, LoadError, Related
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.graph import Graph
+from fanout_lint.policy import Notice, Suppressed, apply_inline
 from fanout_lint.rule import Rule, Violation
 from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
 
@@ -18,10 +19,15 @@ class Result:
     errors: list[LoadError] = field(default_factory=list)
     units: int = 0
     graphs: list[Graph] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
+    notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
+    baselined: int = 0  # findings hidden because the baseline lists them
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)
         self.errors.sort(key=LoadError.sort_key)
+        self.suppressed.sort(key=lambda s: s.finding.sort_key())
+        self.notices.sort(key=Notice.sort_key)
 
 
 def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
@@ -31,6 +37,8 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
         unit = lint_candidate(candidate, rules, settings, keep_graphs)
         result.findings.extend(unit.findings)
         result.errors.extend(unit.errors)
+        result.suppressed.extend(unit.suppressed)
+        result.notices.extend(unit.notices)
         result.units += unit.units
         result.graphs.extend(unit.graphs)
     result.sort()
@@ -47,7 +55,10 @@ def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Sett
     for graph in graphs:
         result.units += 1
         findings, rule_errors = check_graph(graph, rules, settings)
-        result.findings.extend(findings)
+        applied = apply_inline(graph, findings, rules, settings.today)
+        result.findings.extend(applied.kept)
+        result.suppressed.extend(applied.suppressed)
+        result.notices.extend(applied.notices)
         result.errors.extend(rule_errors)
         if keep_graphs:
             result.graphs.append(graph)
@@ -83,5 +94,6 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Find
         cdk_path=node.cdk_path,
         unit=graph.unit.path,
         involved=involved,
+        suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
     )

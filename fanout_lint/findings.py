@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from fanout_lint.model.nodes import Loc
+from fanout_lint.model.nodes import Loc, Suppression
 
 
 class Severity(enum.Enum):
@@ -54,6 +54,8 @@ class Finding:
     unit: str = ""
     # resources involved, for fingerprints that survive moved lines (CDK path when known)
     involved: tuple[str, ...] = field(default=(), compare=False)
+    # the inline suppressions written on the primary resource (the policy stage applies them)
+    suppressions: tuple[Suppression, ...] = field(default=(), compare=False, repr=False)
     # graph node ids of the primary and related resources, so the topology view can place
     # the finding exactly (inline subscriptions share their topic's resource name)
     node_ids: tuple[str, ...] = field(default=(), compare=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ class Settings:
     exclude: tuple[str, ...] = ()
     fail_on: Severity = Severity.WARNING
     jobs: int | None = None
+    today: datetime.date | None = None  # when inline suppressions expire; None means the real today
 
 
 def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:

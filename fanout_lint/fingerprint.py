@@ -1,0 +1,36 @@
+"""Fingerprints: one finding's identity across edits, for SARIF and the baseline.
+
+A fingerprint is built from the rule, the unit (template file or Terraform directory)
+relative to the repository root, and the resources involved, each named by its CDK path
+when it has one. Never from line numbers or messages: moving a resource in the file,
+re-synthesizing a CDK app (new logical ID hashes) or rewording a message keeps it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from fanout_lint.findings import Finding
+
+VERSION = "v1"  # bump when the recipe changes; SARIF and baselines carry it
+
+
+def relative_path(path: str, root: str) -> str:
+    """``path`` relative to ``root`` with forward slashes, or absolute when outside it."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute, os.path.abspath(root))
+    except ValueError:  # another drive on Windows
+        return absolute.replace(os.sep, "/")
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        return absolute.replace(os.sep, "/")
+    return relative.replace(os.sep, "/")
+
+
+def fingerprint(finding: Finding, root: str = ".") -> str:
+    involved = finding.involved or (finding.cdk_path or finding.resource,)
+    unit = relative_path(finding.unit or finding.loc.file, root)
+    # the primary resource first; the related ones as a set, since their order is incidental
+    parts = [VERSION, finding.rule, unit, involved[0], *sorted(set(involved[1:]))]
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
