@@ -272,16 +272,20 @@ def _hashable(key, loc: Loc):
 
 
 def parse_json(text: str, file: str):
-    """Parse JSON with locations; libyaml reads JSON, ``json`` is the fallback."""
+    """Parse JSON strictly (``json``), then again with libyaml to learn where keys are.
+
+    libyaml alone would accept YAML-isms such as trailing commas; ``json`` alone keeps no
+    positions. Where libyaml rejects valid JSON (rare escapes), keys are found by search.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels") from None
     try:
         return parse_yaml(text, file)
     except ParseError as yaml_error:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-        except RecursionError:
-            raise ParseError(f"nesting deeper than {MAX_DEPTH} levels") from None
         if yaml_error.message.startswith(("nesting", "YAML aliases")):
             raise
         return _locate_json(data, text, file)
