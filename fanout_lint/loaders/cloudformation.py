@@ -132,20 +132,25 @@ def _suppressions(metadata: Any, loc: Loc) -> tuple[Suppression, ...]:
         return ()
     entries = section.get("ignore")
     entries = entries if isinstance(entries, list) else [entries] if entries else []
+    # plain strings take the section's reason and until; a mapping gives its own
+    reason, until = _text(section.get("reason")), section.get("until")
     found = []
     for index, entry in enumerate(entries):
         entry_loc = loc_of(entries, index, loc)
         if isinstance(entry, str):
-            found.append(Suppression(rule=entry, reason=str(section.get("reason", "")), loc=entry_loc))
+            found.append(Suppression(rule=entry, reason=reason, until=_text(until) or None, loc=entry_loc))
         elif isinstance(entry, dict) and isinstance(entry.get("rule"), str):
-            until = entry.get("until")
             found.append(Suppression(
                 rule=entry["rule"],
-                reason=str(entry.get("reason", "")),
-                until=str(until) if until is not None else None,
+                reason=_text(entry.get("reason")) or reason,
+                until=_text(entry.get("until", until)) or None,
                 loc=entry_loc,
             ))
     return tuple(found)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 # -- one function per resource type ------------------------------------------
