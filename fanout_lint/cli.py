@@ -15,7 +15,7 @@ from fanout_lint import __version__
 from fanout_lint.findings import Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-COMMANDS = ("check", "rules", "explain")
+COMMANDS = ("check", "rules", "explain", "graph")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule", help="rule ID or name")
+
+    from fanout_lint import graph_command
+
+    graph_command.add_parser(sub)
     return parser
 
 
@@ -64,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
             return _rules(args)
         if args.command == "explain":
             return _explain(args)
+        if args.command == "graph":
+            from fanout_lint.graph_command import run
+
+            return run(args)
         return _check(args)
     except BrokenPipeError:  # `fanout-lint ... | head`
         return EXIT_OK

@@ -1,0 +1,86 @@
+"""``fanout-lint graph PATHS``: draw the topology the rules saw, with the findings on it.
+
+Exit code 0, or 2 when a path could not be read or parsed (what could be read is still
+drawn) or the arguments are wrong. Findings do not change the exit code: this command
+draws, ``check`` gates.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+FORMATS = ("mermaid", "dot", "json", "markdown")
+EXIT_OK, EXIT_ERROR = 0, 2
+
+
+def add_parser(sub) -> None:
+    graph = sub.add_parser("graph", help="draw the topology with its findings (Mermaid, DOT, JSON, markdown)")
+    graph.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    graph.add_argument("--format", choices=FORMATS, default="mermaid")
+    graph.add_argument("--focus", metavar="RESOURCE",
+                       help="draw only this resource (logical ID or Terraform address) and its neighbourhood")
+    graph.add_argument("--hops", type=int, default=2, metavar="N",
+                       help="with --focus: how many resources away to draw (default: 2)")
+    graph.add_argument("--select", action="append", default=[], metavar="RULE",
+                       help="show findings of these rules only (ID or name)")
+    graph.add_argument("--ignore", action="append", default=[], metavar="RULE",
+                       help="do not show findings of these rules")
+    graph.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                       help="skip paths matching this glob")
+    graph.add_argument("--docs-url", default="docs/rules/", metavar="URL",
+                       help="markdown: where the rule pages are, <URL><rule-name>.md (default: docs/rules/)")
+
+
+def run(args) -> int:
+    from fanout_lint.engine import lint_paths
+    from fanout_lint.report import topology
+    from fanout_lint.rules import ALL_RULES
+    from fanout_lint.settings import Settings, find_rule
+
+    select, ignore = _split(args.select), _split(args.ignore)
+    for key in select + ignore:
+        if find_rule(ALL_RULES, key) is None:
+            return _fail(f"unknown rule {key!r} (see `fanout-lint rules`)")
+    if args.hops < 0:
+        return _fail("--hops must be 0 or more")
+    settings = Settings(select=select, ignore=ignore, exclude=_split(args.exclude))
+    result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
+    view = topology.build(result.graphs, result.findings, result.errors)
+    if args.focus is not None:
+        if not topology.matching(view, args.focus):
+            for error in result.errors:
+                sys.stderr.write(f"{error}\n")
+            return _fail(f"no resource {args.focus!r} in the topology")
+        view = topology.focus(view, args.focus, args.hops)
+    sys.stdout.write(render(view, args.format, args.docs_url))
+    for error in result.errors:
+        sys.stderr.write(f"{error}\n")
+    return EXIT_ERROR if result.errors else EXIT_OK
+
+
+def render(view, fmt: str, docs_url: str = "docs/rules/") -> str:
+    if fmt == "dot":
+        from fanout_lint.report import dot
+
+        return dot.render(view)
+    if fmt == "json":
+        from fanout_lint.report.topology import as_dict
+
+        return json.dumps(as_dict(view), indent=2) + "\n"
+    if fmt == "markdown":
+        from fanout_lint.report import markdown
+
+        return markdown.render(view, docs_url)
+    from fanout_lint.report import mermaid
+
+    return mermaid.render(view)
+
+
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"fanout-lint: error: {message}\n")
+    return EXIT_ERROR

@@ -1,0 +1,87 @@
+"""``graph --format dot``: the topology view as Graphviz DOT (``dot -Tsvg`` draws it)."""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.report.topology import (
+    DLQ,
+    EXTERNAL,
+    FUNCTION,
+    MAPPING,
+    MISSING,
+    QUEUE,
+    SUBSCRIPTION,
+    TOPIC,
+    Topology,
+    ViewEdge,
+    ViewNode,
+)
+
+_SHAPES = {
+    TOPIC: ("hexagon", ""),
+    SUBSCRIPTION: ("box", "rounded"),
+    QUEUE: ("cylinder", ""),
+    DLQ: ("cylinder", ""),
+    MAPPING: ("box", "rounded,diagonals"),
+    FUNCTION: ("component", ""),
+    EXTERNAL: ("box", "dashed"),
+    MISSING: ("box", "dashed"),
+}
+_STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
+_FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string; lines are joined with DOT's centred line break."""
+    lines = (line.replace("\\", "\\\\").replace('"', '\\"') for line in text.split("\n"))
+    return '"' + "\\n".join(lines) + '"'
+
+
+def render(topology: Topology) -> str:
+    lines = [
+        "digraph fanout {",
+        "  rankdir=LR;",
+        '  node [fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for cluster in topology.clusters:
+        lines.append(f"  subgraph cluster_{cluster.id} {{")
+        lines.append(f'    label={quote(cluster.path)}; style="rounded"; color="#8c959f";')
+        for node in topology.nodes:
+            if node.cluster == cluster.id:
+                lines.append(f"    {node.id} [{_node_attributes(node)}];")
+        lines.append("  }")
+    for edge in topology.edges:
+        lines.append(f"  {edge.source} -> {edge.target} [{_edge_attributes(edge)}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _node_attributes(node: ViewNode) -> str:
+    shape, style = _SHAPES[node.kind]
+    styles = [s for s in (style,) if s]
+    text = [node.label, *node.details, *(f"{m.severity.value}: {m.name}" for m in node.marks)]
+    attributes = [f"label={quote(chr(10).join(text))}", f"shape={shape}"]
+    severity = node.severity
+    if severity is not None:
+        styles.append("filled")
+        attributes += [f'fillcolor="{_FILL[severity]}"', f'color="{_STROKE[severity]}"', "penwidth=2"]
+    elif node.kind == DLQ:
+        styles.append("filled")
+        attributes.append('fillcolor="#f6f8fa"')
+    if styles:
+        attributes.append(f'style="{",".join(styles)}"')
+    return ", ".join(attributes)
+
+
+def _edge_attributes(edge: ViewEdge) -> str:
+    text = ([edge.label] if edge.label else []) + [m.name for m in edge.marks]
+    attributes = [f"label={quote(chr(10).join(text))}"] if text else []
+    if edge.external:
+        attributes.append("style=dashed")
+    elif edge.failure:
+        attributes.append("style=dotted")
+    severity = edge.severity
+    if severity is not None:
+        attributes += [f'color="{_STROKE[severity]}"', f'fontcolor="{_STROKE[severity]}"', "penwidth=2"]
+    return ", ".join(attributes)

@@ -1,0 +1,89 @@
+"""``graph --format markdown``: a summary to post as a pull-request comment or job summary.
+
+Counts by rule and severity, a table of the findings with links to the rule pages, and
+the Mermaid diagram (GitHub renders ```mermaid blocks).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from fanout_lint.findings import Finding, Severity
+from fanout_lint.report import mermaid
+from fanout_lint.report.topology import Topology
+
+DEFAULT_DOCS = "docs/rules/"
+# GitHub stops rendering a Mermaid diagram beyond about 500 edges; say so instead.
+MAX_DIAGRAM_EDGES = 500
+_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+def cell(text: str) -> str:
+    """Text safe inside one markdown table cell."""
+    text = " ".join(text.split())
+    for char, code in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
+        text = text.replace(char, code)
+    return text.replace("|", "\\|")
+
+
+def rule_link(finding: Finding, docs: str) -> str:
+    return f"[{finding.rule} {finding.name}]({docs}{finding.name}.md)"
+
+
+def render(topology: Topology, docs: str = DEFAULT_DOCS) -> str:
+    findings = topology.findings
+    units = len(topology.clusters)
+    out = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
+    if topology.errors:
+        out += ["**Files that could not be read:**", ""]
+        out += [f"- `{cell(str(e))}`" for e in topology.errors]
+        out.append("")
+    if findings:
+        out += _counts(findings, docs) + [""] + _table(findings, docs) + [""]
+    out += _diagram(topology)
+    return "\n".join(out) + "\n"
+
+
+def _headline(findings: tuple[Finding, ...]) -> str:
+    if not findings:
+        return "no findings"
+    counts = Counter(f.severity for f in findings)
+    detail = ", ".join(f"{counts[s]} {s.value}" for s in _ORDER if counts[s])
+    return f"{len(findings)} finding{'s' if len(findings) != 1 else ''} ({detail})"
+
+
+def _counts(findings: tuple[Finding, ...], docs: str) -> list[str]:
+    by_rule: dict[tuple[str, str, Severity], int] = Counter((f.rule, f.name, f.severity) for f in findings)
+    rows = sorted(by_rule.items(), key=lambda item: (-item[0][2].rank, item[0][0]))
+    lines = ["| Rule | Severity | Findings |", "| --- | --- | ---: |"]
+    for (rule, name, severity), count in rows:
+        lines.append(f"| [{rule} {name}]({docs}{name}.md) | {severity.value} | {count} |")
+    return lines
+
+
+def _table(findings: tuple[Finding, ...], docs: str) -> list[str]:
+    lines = [
+        "<details open><summary>Findings</summary>",
+        "",
+        "| Severity | Rule | Resource | Location | Message |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for f in findings:
+        where = f"`{cell(f.loc.file)}:{f.loc.line}`"
+        lines.append(
+            f"| {f.severity.value} | {rule_link(f, docs)} | `{cell(f.resource)}` | {where} | {cell(f.message)} |"
+        )
+    lines += ["", "</details>"]
+    return lines
+
+
+def _diagram(topology: Topology) -> list[str]:
+    if not topology.nodes:
+        return ["_Nothing to draw: no topics, queues or consumers found._"]
+    if len(topology.edges) > MAX_DIAGRAM_EDGES:
+        return [
+            f"_The topology has {len(topology.edges)} connections, too many to draw here: "
+            "run `fanout-lint graph --focus RESOURCE` to see one part._"
+        ]
+    return ["<details open><summary>Topology</summary>", "", "```mermaid", mermaid.render(topology).rstrip("\n"),
+            "```", "", "</details>"]

@@ -1,0 +1,98 @@
+"""``graph --format mermaid``: a Mermaid flowchart of the topology view.
+
+GitHub renders Mermaid in markdown, so this is also the diagram of the markdown summary.
+Ids come from the view already restricted to [A-Za-z0-9_]; every label is quoted and
+escaped with Mermaid's entity codes, so no resource name can break the syntax.
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.report.topology import (
+    DLQ,
+    EXTERNAL,
+    FUNCTION,
+    MAPPING,
+    MISSING,
+    QUEUE,
+    SUBSCRIPTION,
+    TOPIC,
+    Topology,
+    ViewEdge,
+    ViewNode,
+)
+
+# (open, close) around the quoted label, per kind of node.
+_SHAPES = {
+    TOPIC: ("{{", "}}"),
+    SUBSCRIPTION: ("([", "])"),
+    QUEUE: ("[(", ")]"),
+    DLQ: ("[(", ")]"),
+    MAPPING: ("[/", "/]"),
+    FUNCTION: ("[[", "]]"),
+    EXTERNAL: ("[", "]"),
+    MISSING: ("[", "]"),
+}
+# GitHub's Primer palette: readable in light and dark themes.
+_STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
+_FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
+_ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+def escape(text: str) -> str:
+    """Text safe inside a quoted Mermaid label."""
+    text = text.replace("#", "#35;")  # first: the entity codes below start with '#'
+    for char, code in (('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("&", "#amp;"), ("`", "#96;")):
+        text = text.replace(char, code)
+    return " ".join(text.split())  # no newlines: a label is one statement
+
+
+def node_text(node: ViewNode) -> str:
+    lines = [node.label, *node.details]
+    lines += [f"{m.severity.value}: {m.name}" for m in node.marks]
+    return "<br/>".join(escape(line) for line in lines)
+
+
+def edge_text(edge: ViewEdge) -> str:
+    lines = [edge.label] if edge.label else []
+    lines += [m.name for m in edge.marks]
+    return "<br/>".join(escape(line) for line in lines)
+
+
+def render(topology: Topology) -> str:
+    lines = ["flowchart LR"]
+    for cluster in topology.clusters:
+        lines.append(f'  subgraph {cluster.id}["{escape(cluster.path)}"]')
+        for node in topology.nodes:
+            if node.cluster == cluster.id:
+                opening, closing = _SHAPES[node.kind]
+                lines.append(f'    {node.id}{opening}"{node_text(node)}"{closing}')
+        lines.append("  end")
+    for edge in topology.edges:
+        arrow = "-.->" if edge.failure or edge.external else "-->"
+        text = edge_text(edge)
+        label = f'|"{text}"|' if text else ""
+        lines.append(f"  {edge.source} {arrow}{label} {edge.target}")
+    lines.extend(_styles(topology))
+    return "\n".join(lines) + "\n"
+
+
+def _styles(topology: Topology) -> list[str]:
+    lines = []
+    for severity in _ORDER:
+        ids = [n.id for n in topology.nodes if n.severity == severity]
+        if ids:
+            lines.append(
+                f"  classDef {severity.value} fill:{_FILL[severity]},stroke:{_STROKE[severity]},"
+                "stroke-width:2px,color:#1f2328"
+            )
+            lines.append(f"  class {','.join(ids)} {severity.value}")
+    outside = [n.id for n in topology.nodes if n.external]
+    if outside:
+        lines.append("  classDef outside stroke-dasharray:5 5")
+        lines.append(f"  class {','.join(outside)} outside")
+    for severity in _ORDER:
+        indexes = [str(i) for i, e in enumerate(topology.edges) if e.severity == severity]
+        if indexes:
+            lines.append(f"  linkStyle {','.join(indexes)} stroke:{_STROKE[severity]},stroke-width:2px")
+    return lines

@@ -1,0 +1,411 @@
+"""The topology view: the graphs the rules saw, reduced to what a diagram draws.
+
+One neutral view model feeds every diagram format (Mermaid, DOT, JSON, markdown), so
+the formats cannot disagree about what is connected to what. Subscriptions and event
+source mappings are nodes of their own: they hold the settings that matter (protocol,
+raw delivery, filter policy) and the findings about them.
+
+Findings are placed by the node ids the engine recorded on them. A finding about a
+resource that is not drawn (a queue policy, a Lambda permission) is shown on the
+resources it governs.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field, replace
+
+from fanout_lint.findings import Finding, LoadError, Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import (
+    EventSourceMapping,
+    External,
+    Function,
+    LambdaPermission,
+    Node,
+    Queue,
+    QueuePolicy,
+    Subscription,
+    Topic,
+)
+from fanout_lint.model.values import Known, candidates, is_false, single
+
+# Kinds of view nodes. "missing" is a reference to a resource the model does not hold
+# (a Kinesis stream, a resource type no loader reads): drawn so no edge dangles.
+TOPIC, SUBSCRIPTION, QUEUE, DLQ, MAPPING, FUNCTION, EXTERNAL, MISSING = (
+    "topic", "subscription", "queue", "dlq", "mapping", "function", "external", "missing",
+)
+# Kinds that do not count as a hop for --focus: they sit between two resources.
+CONNECTORS = (SUBSCRIPTION, MAPPING)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A finding as a diagram shows it."""
+
+    rule: str
+    name: str
+    severity: Severity
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "name": self.name, "severity": self.severity.value}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    id: str
+    path: str  # the template file or Terraform directory
+    format: str
+
+
+@dataclass(frozen=True)
+class ViewNode:
+    id: str  # unique in the view, already safe as a Mermaid/DOT id: [A-Za-z0-9_]
+    cluster: str
+    key: str  # the graph node id inside its unit
+    resource: str
+    kind: str
+    label: str
+    details: tuple[str, ...] = ()
+    type: str = ""
+    file: str = ""
+    line: int = 0
+    marks: tuple[Mark, ...] = ()
+
+    @property
+    def external(self) -> bool:
+        return self.kind in (EXTERNAL, MISSING)
+
+    @property
+    def severity(self) -> Severity | None:
+        return worst(self.marks)
+
+
+@dataclass(frozen=True)
+class ViewEdge:
+    source: str  # ViewNode ids
+    target: str
+    kind: str  # subscribes, delivers, undeliverable, redrive, polls, invokes, dead-letter
+    label: str = ""
+    failure: bool = False  # the path failed messages take
+    external: bool = False  # one end is outside the unit
+    marks: tuple[Mark, ...] = ()
+
+    @property
+    def severity(self) -> Severity | None:
+        return worst(self.marks)
+
+
+@dataclass(frozen=True)
+class Topology:
+    clusters: tuple[Cluster, ...] = ()
+    nodes: tuple[ViewNode, ...] = ()
+    edges: tuple[ViewEdge, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    errors: tuple[LoadError, ...] = ()
+    placements: tuple[tuple[str, ...], ...] = ()  # per finding: the node ids showing it
+
+    def node(self, node_id: str) -> ViewNode | None:
+        return next((n for n in self.nodes if n.id == node_id), None)
+
+
+def worst(marks: tuple[Mark, ...]) -> Severity | None:
+    return max((m.severity for m in marks), key=lambda s: s.rank, default=None)
+
+
+def safe_id(text: str) -> str:
+    """An injective escape to [A-Za-z0-9_]: every other character, and ``_``, becomes ``_hex_``."""
+    out = []
+    for ch in text:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+        else:
+            out.append(f"_{ord(ch):x}_")
+    return "".join(out)
+
+
+# -- building ------------------------------------------------------------------
+
+
+def build(graphs: list[Graph], findings: list[Finding], errors: list[LoadError] = ()) -> Topology:
+    clusters, nodes, edges = [], [], []
+    placed: dict[int, tuple[str, ...]] = {}
+    for index, graph in enumerate(graphs):
+        cluster = Cluster(id=f"u{index}", path=graph.unit.path, format=graph.unit.format)
+        unit_findings = [(i, f) for i, f in enumerate(findings) if f.unit == graph.unit.path]
+        unit_nodes, unit_edges, unit_placed = _unit_view(graph, cluster, [f for _, f in unit_findings])
+        clusters.append(cluster)
+        nodes.extend(unit_nodes)
+        edges.extend(unit_edges)
+        for (i, _), at in zip(unit_findings, unit_placed):
+            placed[i] = at
+    placements = tuple(placed.get(i, ()) for i in range(len(findings)))
+    return Topology(tuple(clusters), tuple(nodes), tuple(edges), tuple(findings), tuple(errors), placements)
+
+
+def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
+    def vid(key: str) -> str:
+        # The "n<unit>_" prefix keeps ids unique across units and never a Mermaid keyword.
+        return f"n{cluster.id[1:]}_{safe_id(key)}"
+
+    raw_edges = _edges(graph)
+    node_marks, edge_marks, shown_at = _place(graph, findings, raw_edges)
+
+    drawn: dict[str, None] = {}  # insertion-ordered set of graph node ids
+    for node in graph.nodes():
+        if isinstance(node, (QueuePolicy, LambdaPermission)):
+            continue  # their findings are shown on the queues and functions they govern
+        if isinstance(node, (Topic, Subscription, Queue, EventSourceMapping)) or node.id in node_marks:
+            drawn[node.id] = None
+    for source, target, *_ in raw_edges:
+        drawn.setdefault(source, None)
+        drawn.setdefault(target, None)
+
+    nodes = []
+    for key in drawn:
+        node = graph.get(key)
+        marks = tuple(node_marks.get(key, ()))
+        if node is None:
+            nodes.append(ViewNode(
+                id=vid(key), cluster=cluster.id, key=key, resource=key, kind=MISSING,
+                label=key, details=("not in the model",), file=cluster.path, marks=marks,
+            ))
+            continue
+        kind, details = _describe_node(graph, node)
+        nodes.append(ViewNode(
+            id=vid(key), cluster=cluster.id, key=key, resource=node.resource, kind=kind,
+            label=_label(node), details=details, type=node.type,
+            file=node.loc.file, line=node.loc.line, marks=marks,
+        ))
+    edges = [
+        ViewEdge(
+            source=vid(source), target=vid(target), kind=kind, label=label, failure=failure,
+            external=graph.get(source) is None or graph.get(target) is None
+            or graph.is_external(source) or graph.is_external(target),
+            marks=tuple(edge_marks.get((source, target), ())),
+        )
+        for source, target, kind, label, failure in raw_edges
+    ]
+    placements = [tuple(vid(k) for k in keys if k in drawn) for keys in shown_at]
+    return nodes, edges, placements
+
+
+def _label(node: Node) -> str:
+    if isinstance(node, External):
+        return node.label or node.id
+    return node.id
+
+
+def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
+    if isinstance(node, External):
+        return EXTERNAL, ("outside the unit",)
+    if isinstance(node, Topic):
+        details = ["SNS topic"]
+        if _true(node.fifo):
+            details.append("FIFO")
+        if node.exported:
+            details.append("exported")
+        return TOPIC, tuple(details)
+    if isinstance(node, Subscription):
+        kind = "inline subscription" if node.inline else "subscription"
+        return SUBSCRIPTION, (kind, _subscription_summary(node))
+    if isinstance(node, Queue):
+        dead_letter = graph.is_dead_letter_target(node.id)
+        details = ["SQS dead-letter queue" if dead_letter else "SQS queue"]
+        if _true(node.fifo):
+            details.append("FIFO")
+        return (DLQ if dead_letter else QUEUE), tuple(details)
+    if isinstance(node, EventSourceMapping):
+        details = [f"batch {_short(node.batch_size)}"]
+        if _contains(node.response_types, "ReportBatchItemFailures"):
+            details.append("partial batch failures")
+        if is_false(node.enabled):
+            details.append("disabled")
+        return MAPPING, ("event source mapping", " · ".join(details))
+    if isinstance(node, Function):
+        return FUNCTION, ("Lambda function", f"timeout {_short(node.timeout)} s")
+    return MISSING, (node.type or "not in the model",)
+
+
+def _subscription_summary(sub: Subscription) -> str:
+    protocol = single(sub.protocol)
+    parts = [str(protocol).lower() if isinstance(protocol, str) else "protocol ?"]
+    if protocol in ("sqs", "http", "https", "firehose") or protocol is None:
+        raw = single(sub.raw_message_delivery)
+        parts.append("raw on" if raw is True else "raw off" if raw is False else "raw ?")
+    parts.append("filter" if sub.filter_policy else "no filter")
+    return " · ".join(parts)
+
+
+def _edges(graph: Graph) -> list[tuple[str, str, str, str, bool]]:
+    """(source, target, kind, label, failure) between graph node ids, in model order."""
+    edges = []
+    for node in graph.nodes():
+        if isinstance(node, Subscription):
+            if node.topic:
+                edges.append((node.topic, node.id, "subscribes", "", False))
+            if node.endpoint:
+                edges.append((node.id, node.endpoint, "delivers", "", False))
+            dlq = single(node.redrive_dlq)
+            if isinstance(dlq, str) and dlq:
+                edges.append((node.id, dlq, "undeliverable", "undeliverable", True))
+        elif isinstance(node, Queue):
+            redrive = graph.redrive_of(node)
+            if redrive is not None:
+                count = single(redrive.max_receive_count)
+                label = f"after {count} receives" if count is not None else "redrive"
+                edges.append((node.id, redrive.dlq, "redrive", label, True))
+        elif isinstance(node, EventSourceMapping):
+            if node.source:
+                edges.append((node.source, node.id, "polls", "", False))
+            if node.function:
+                edges.append((node.id, node.function, "invokes", "", False))
+    for node in graph.nodes():
+        for use in graph.dead_letter_uses(node.id):
+            edges.append((use.user, use.target, "dead-letter", use.via, True))
+    return edges
+
+
+def _place(graph: Graph, findings: list[Finding], edges):
+    """Marks per graph node id and per (source, target) edge; where each finding is shown."""
+    node_marks: dict[str, list[Mark]] = {}
+    edge_marks: dict[tuple[str, str], list[Mark]] = {}
+    shown: list[tuple[str, ...]] = []
+    for finding in findings:
+        mark = Mark(finding.rule, finding.name, finding.severity)
+        ids = finding.node_ids or _ids_by_resource(graph, finding.resource)
+        at = _shown_at(graph, ids[0]) if ids else ()
+        shown.append(at)
+        for key in at:
+            _add(node_marks, key, mark)
+        involved = set(ids)
+        for source, target, *_ in edges:
+            if ids and ids[0] in (source, target) and {source, target} <= involved:
+                _add(edge_marks, (source, target), mark)
+    return node_marks, edge_marks, shown
+
+
+def _shown_at(graph: Graph, key: str) -> tuple[str, ...]:
+    node = graph.get(key)
+    if isinstance(node, QueuePolicy):
+        return node.queues
+    if isinstance(node, LambdaPermission):
+        return (node.function,) if node.function else ()
+    return (key,)
+
+
+def _ids_by_resource(graph: Graph, resource: str) -> tuple[str, ...]:
+    # Findings made outside the engine (no node ids): the first node with that name.
+    return next(((n.id,) for n in graph.nodes() if n.resource == resource), ())
+
+
+def _add(table: dict, key, mark: Mark) -> None:
+    marks = table.setdefault(key, [])
+    if mark not in marks:
+        marks.append(mark)
+
+
+def _true(value) -> bool:
+    return single(value) is True
+
+
+def _short(value) -> str:
+    options = candidates(value)
+    if options is None:
+        return "?"
+    return " or ".join(str(o.value) for o in options)
+
+
+def _contains(value, item: str) -> bool:
+    options = candidates(value)
+    return bool(options) and all(isinstance(o.value, (list, tuple)) and item in o.value for o in options)
+
+
+# -- focus ---------------------------------------------------------------------
+
+
+def matching(topology: Topology, resource: str) -> list[ViewNode]:
+    """Nodes named ``resource`` (by resource name, graph id, or view id)."""
+    return [n for n in topology.nodes if resource in (n.resource, n.key, n.id)]
+
+
+def focus(topology: Topology, resource: str, hops: int = 2) -> Topology:
+    """The neighbourhood of ``resource``: every node within ``hops`` resources of it.
+
+    Subscriptions and mappings are the links between resources, so passing through one
+    is half a hop: a topic's queues are one hop away, their DLQs two.
+    """
+    starts = matching(topology, resource)
+    neighbours: dict[str, list[tuple[str, int]]] = {n.id: [] for n in topology.nodes}
+    kinds = {n.id: n.kind for n in topology.nodes}
+    for edge in topology.edges:
+        # Costs in half hops: an edge touching a connector is one half.
+        cost = 1 if kinds[edge.source] in CONNECTORS or kinds[edge.target] in CONNECTORS else 2
+        neighbours[edge.source].append((edge.target, cost))
+        neighbours[edge.target].append((edge.source, cost))
+    limit = 2 * hops
+    distance = {n.id: 0 for n in starts}
+    queue = [(0, n.id) for n in starts]
+    while queue:
+        dist, current = heapq.heappop(queue)
+        if dist > distance.get(current, limit + 1):
+            continue
+        for other, cost in neighbours[current]:
+            total = dist + cost
+            if total <= limit and total < distance.get(other, limit + 1):
+                distance[other] = total
+                heapq.heappush(queue, (total, other))
+    keep = set(distance)
+    nodes = tuple(n for n in topology.nodes if n.id in keep)
+    edges = tuple(e for e in topology.edges if e.source in keep and e.target in keep)
+    clusters = tuple(c for c in topology.clusters if any(n.cluster == c.id for n in nodes))
+    kept = [(f, at) for f, at in zip(topology.findings, topology.placements) if keep.intersection(at)]
+    return replace(
+        topology, clusters=clusters, nodes=nodes, edges=edges,
+        findings=tuple(f for f, _ in kept), placements=tuple(at for _, at in kept),
+    )
+
+
+# -- JSON ----------------------------------------------------------------------
+
+SCHEMA_VERSION = 1
+
+
+def as_dict(topology: Topology) -> dict:
+    return {
+        "version": SCHEMA_VERSION,
+        "units": [{"id": c.id, "path": c.path, "format": c.format} for c in topology.clusters],
+        "nodes": [
+            {
+                "id": n.id,
+                "unit": n.cluster,
+                "key": n.key,
+                "resource": n.resource,
+                "kind": n.kind,
+                "type": n.type,
+                "label": n.label,
+                "details": list(n.details),
+                "external": n.external,
+                "file": n.file,
+                "line": n.line,
+                "severity": n.severity.value if n.severity else None,
+                "findings": [m.as_dict() for m in n.marks],
+            }
+            for n in topology.nodes
+        ],
+        "edges": [
+            {
+                "source": e.source,
+                "target": e.target,
+                "kind": e.kind,
+                "label": e.label,
+                "failure": e.failure,
+                "external": e.external,
+                "severity": e.severity.value if e.severity else None,
+                "findings": [m.as_dict() for m in e.marks],
+            }
+            for e in topology.edges
+        ],
+        "findings": [f.as_dict() for f in topology.findings],
+        "errors": [e.as_dict() for e in topology.errors],
+    }
