@@ -30,6 +30,13 @@ Resources:
       TopicArn: !Ref Topic
       Protocol: lambda
       Endpoint: !GetAtt Fn.Arn
+  Permission:
+    Type: AWS::Lambda::Permission
+    Properties:
+      FunctionName: !Ref Fn
+      Action: lambda:InvokeFunction
+      Principal: sns.amazonaws.com
+      SourceArn: !Ref Topic
 """
 
 

@@ -209,7 +209,7 @@ class Intrinsics:
         found = self._target(node, kind, 0)
         if found is ABSENT:
             return None
-        if isinstance(found, str):
+        if isinstance(found, str) and found in self.resource_types:
             return self.aliases.get(found, found)
         return self._external(found or _describe(node), loc)
 

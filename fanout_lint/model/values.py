@@ -187,6 +187,9 @@ def _map(value: Value, convert: Callable[[Any], Any], reason: str) -> Value:
         return value
     out = []
     for option in options:
+        if option.value is None:  # an absent setting stays absent
+            out.append(option)
+            continue
         converted = convert(option.value)
         if converted is None:
             return Unknown(reason)

@@ -1,0 +1,45 @@
+from fanout_lint.model.values import (
+    DEFAULT, PARAMETER, Known, OneOf, Unknown, choice, combine, describe, to_bool, to_int, verdict,
+)
+
+
+def test_verdict_is_none_when_anything_is_unknown():
+    assert verdict(lambda a, b: a < b, Known(1), Unknown("x")) is None
+    assert verdict(lambda a, b: a < b, Known(1), Known(2)) is True
+    assert verdict(lambda a, b: a < b, Known(3), Known(2)) is False
+
+
+def test_a_condition_is_known_only_when_every_branch_agrees():
+    vt = OneOf((Known(30), Known(600)))
+    assert verdict(lambda v, t: v < t, vt, Known(45)) is None
+    assert verdict(lambda v, t: v < t, vt, Known(900)) is True
+    assert verdict(lambda v, t: v < t, vt, Known(10)) is False
+
+
+def test_choice_collapses_equal_branches_and_keeps_unknowns():
+    assert choice([Known(True), Known(True)]) == Known(True)
+    assert isinstance(choice([Known(1), Known(2)]), OneOf)
+    assert isinstance(choice([Known(1), Unknown("p")]), Unknown)
+
+
+def test_combine_keeps_the_weakest_origin():
+    joined = combine([Known("a"), Known("b", PARAMETER, "P")], "".join)
+    assert joined == Known("ab", PARAMETER, "P")
+    assert isinstance(combine([Known("a"), Unknown("import")], "".join), Unknown)
+
+
+def test_coercions_accept_strings_and_reject_garbage():
+    assert to_int(Known("30")) == Known(30)
+    assert to_int(Known("30.0")) == Known(30)
+    assert isinstance(to_int(Known("thirty")), Unknown)
+    assert isinstance(to_int(Known(True)), Unknown)
+    assert to_bool(Known("TRUE")) == Known(True)
+    assert to_bool(Known(False)) == Known(False)
+    assert isinstance(to_bool(Known("yes please")), Unknown)
+
+
+def test_describe_says_where_a_value_came_from():
+    assert describe(Known(30, DEFAULT), "s") == "30 s (default)"
+    assert describe(Known(604800, PARAMETER, "Retention"), "s") == "604,800 s (default of parameter Retention)"
+    assert describe(OneOf((Known(1), Known(2)))) == "1 or 2"
+    assert describe(Unknown("x")) == "unknown"
