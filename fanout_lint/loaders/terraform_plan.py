@@ -1,9 +1,390 @@
-"""Terraform plan JSON (``terraform show -json``). Not implemented yet: reported as such."""
+"""Terraform plan JSON (``terraform show -json plan.out``) into the resource graph.
+
+Values come from ``planned_values`` (child modules included); edges from the
+``configuration`` references, whose module-relative addresses are made absolute here.
+A value Terraform knows only after apply is omitted from the plan: it stays unknown,
+unless the configuration shows the attribute was never set (then the AWS default holds).
+
+Node ids are the addresses Terraform prints, without instance keys: ``aws_sqs_queue.q``
+and ``module.m.aws_sqs_queue.q`` (not ``...q[0]`` or ``module.m["a"]...``), as the HCL
+loader names them. The instances of a ``count``/``for_each`` resource are one node whose
+values are the instances' values: known when they all agree, a choice (so rules fire only
+when every instance is wrong) when they differ. Locations point at the plan file, at the
+first instance's ``"address"`` line.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from fanout_lint.findings import LoadError
+from fanout_lint.loaders.source import loc_of
+from fanout_lint.loaders.terraform_resources import HANDLERS, Collected, add_resource
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import External, Loc, Suppression, Unit
+from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, choice
+
+SUPPORTED_MAJOR = "1"
+MAX_MODULE_DEPTH = 64
+MAX_REFERENCE_HOPS = 32
+
+_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
+_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
+_KIND_TYPES = {
+    "queue": ("aws_sqs_queue",),
+    "topic": ("aws_sns_topic",),
+    "function": ("aws_lambda_function",),
+}
+_NAME_ATTRIBUTE = {"aws_sqs_queue": "name", "aws_sns_topic": "name", "aws_lambda_function": "function_name"}
+_KIND_OF_TYPE = {"aws_sqs_queue": "queue", "aws_sns_topic": "topic", "aws_lambda_function": "function"}
+_IGNORED_HEADS = {"local", "each", "count", "path", "terraform", "self"}
 
 
-def load_plan(parsed, path: str):
-    return [], [LoadError(path, None, "Terraform plan JSON is not supported yet")]
+def load_plan(parsed: Any, path: str) -> tuple[list[Graph], list[LoadError]]:
+    version = parsed.get("format_version")
+    if not isinstance(version, str) or version.split(".")[0] != SUPPORTED_MAJOR:
+        line = loc_of(parsed, "format_version", Loc(path, 1, 1)).line
+        return [], [LoadError(
+            path, line,
+            f"unsupported Terraform plan format_version {version!r}: fanout-lint reads format 1.x",
+        )]
+    planned = parsed.get("planned_values")
+    if not isinstance(planned, dict):
+        line = loc_of(parsed, "format_version", Loc(path, 1, 1)).line
+        return [], [LoadError(path, line, "Terraform JSON without planned_values: not a plan (show -json of a plan file)")]
+    plan = _Plan(parsed, path)
+    out = Collected()
+    for resource in plan.resources.values():
+        add_resource(out, resource)
+    nodes = out.finish() + list(plan.externals.values())
+    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, out.dead_letter_uses)], []
+
+
+def strip_keys(address: str) -> str:
+    """``module.m["a"].aws_sqs_queue.q[0]`` -> ``module.m.aws_sqs_queue.q``."""
+    out = []
+    in_key = in_quote = escaped = False
+    for ch in address:
+        if in_key:
+            if in_quote:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_quote = False
+            elif ch == '"':
+                in_quote = True
+            elif ch == "]":
+                in_key = False
+            continue
+        if ch == "[":
+            in_key = True
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _prefix(module_path: tuple[str, ...]) -> str:
+    return "".join(f"module.{name}." for name in module_path)
+
+
+class _Plan:
+    """The plan's resources, its configuration by module, and reference resolution."""
+
+    def __init__(self, parsed: dict, path: str):
+        self.path = path
+        self.fallback = loc_of(parsed, "planned_values", Loc(path, 1, 1))
+        self.externals: dict[str, External] = {}
+        self.unknown_after = _after_unknown(parsed.get("resource_changes"))
+        self.modules: dict[tuple[str, ...], dict] = {}
+        configuration = parsed.get("configuration")
+        root = configuration.get("root_module") if isinstance(configuration, dict) else None
+        self._index_modules(root, (), 0)
+        self.resources: dict[str, PlanResource] = {}
+        root_values = parsed["planned_values"].get("root_module")
+        self._collect(root_values, 0)
+        self.names: dict[tuple[str, str], str] = {}
+        self.literals: dict[str, str] = {}
+        for resource in self.resources.values():
+            self._index_names(resource)
+        self.exported = self._exported(self.modules.get(()))
+
+    def _exported(self, root: Any) -> set[str]:
+        outputs = root.get("outputs") if isinstance(root, dict) else None
+        found: set[str] = set()
+        for output in outputs.values() if isinstance(outputs, dict) else []:
+            if isinstance(output, dict):
+                found |= self.resolve_expression(output.get("expression"), ())
+        return found
+
+    # -- reading -------------------------------------------------------------
+    def _index_modules(self, module: Any, path: tuple[str, ...], depth: int) -> None:
+        if not isinstance(module, dict) or depth > MAX_MODULE_DEPTH:
+            return
+        self.modules[path] = module
+        calls = module.get("module_calls")
+        if isinstance(calls, dict):
+            for name, call in calls.items():
+                if isinstance(call, dict):
+                    self._index_modules(call.get("module"), path + (str(name),), depth + 1)
+
+    def _collect(self, module: Any, depth: int) -> None:
+        if not isinstance(module, dict) or depth > MAX_MODULE_DEPTH:
+            return
+        resources = module.get("resources")
+        for index, item in enumerate(resources if isinstance(resources, list) else []):
+            if not isinstance(item, dict) or item.get("mode", "managed") != "managed":
+                continue
+            address, rtype = item.get("address"), item.get("type")
+            if not isinstance(address, str) or not isinstance(rtype, str) or rtype not in HANDLERS:
+                continue
+            node_id = strip_keys(address)
+            values = item.get("values")
+            instance = _Instance(address, values if isinstance(values, dict) else {})
+            if node_id in self.resources:
+                self.resources[node_id].instances.append(instance)
+                continue
+            loc = loc_of(item, "address", loc_of(resources, index, self.fallback))
+            module_path, local = _split_module(node_id)
+            config = self._config_resource(module_path, local)
+            self.resources[node_id] = PlanResource(self, node_id, rtype, loc, module_path, config, item, [instance])
+        children = module.get("child_modules")
+        for child in children if isinstance(children, list) else []:
+            self._collect(child, depth + 1)
+
+    def _config_resource(self, module_path: tuple[str, ...], local: str) -> dict:
+        module = self.modules.get(module_path)
+        resources = module.get("resources") if isinstance(module, dict) else None
+        for item in resources if isinstance(resources, list) else []:
+            if isinstance(item, dict) and item.get("address") == local:
+                return item
+        return {}
+
+    def _index_names(self, resource: "PlanResource") -> None:
+        kind = _KIND_OF_TYPE.get(resource.type)
+        if kind is None:
+            return
+        for instance in resource.instances:
+            name = instance.values.get(_NAME_ATTRIBUTE[resource.type])
+            if isinstance(name, str) and name:
+                self.names.setdefault((kind, name), resource.address)
+            for attr in ("arn", "url", "id"):
+                text = instance.values.get(attr)
+                if isinstance(text, str) and text:
+                    self.literals.setdefault(text, resource.address)
+
+    # -- references ----------------------------------------------------------
+    def resolve_expression(self, expression: Any, module_path: tuple[str, ...], hops: int = 0) -> set[str]:
+        """Node ids and ``external: ...`` labels an expression's references name."""
+        if not isinstance(expression, dict) or hops > MAX_REFERENCE_HOPS:
+            return set()
+        references = expression.get("references")
+        found: set[str] = set()
+        for reference in references if isinstance(references, list) else []:
+            if isinstance(reference, str):
+                found |= self._resolve(reference, module_path, hops + 1)
+        return found
+
+    def _resolve(self, reference: str, module_path: tuple[str, ...], hops: int) -> set[str]:
+        parts = strip_keys(reference).split(".")
+        head = parts[0]
+        if head in _IGNORED_HEADS or len(parts) < 2:
+            return set()
+        if head == "var":
+            if not module_path:
+                return set()  # a root variable holds a literal: the planned value says it
+            parent = self.modules.get(module_path[:-1], {})
+            call = (parent.get("module_calls") or {}).get(module_path[-1], {})
+            expressions = call.get("expressions") if isinstance(call, dict) else None
+            expression = expressions.get(parts[1]) if isinstance(expressions, dict) else None
+            return self.resolve_expression(expression, module_path[:-1], hops)
+        if head == "module":
+            if len(parts) < 3:
+                return set()
+            child = module_path + (parts[1],)
+            outputs = self.modules.get(child, {}).get("outputs")
+            output = outputs.get(parts[2]) if isinstance(outputs, dict) else None
+            expression = output.get("expression") if isinstance(output, dict) else None
+            return self.resolve_expression(expression, child, hops)
+        if head == "data":
+            if len(parts) < 3:
+                return set()
+            return {self.external(_prefix(module_path) + ".".join(parts[:3]))}
+        address = _prefix(module_path) + ".".join(parts[:2])
+        if address in self.resources:
+            return {address}
+        return {self.external(address)}
+
+    def literal(self, text: str, kind: str) -> str | None:
+        """A resource of the plan named by an ARN, a queue URL or a name."""
+        if text in self.literals:
+            return self.literals[text]
+        match = _ARN.match(text)
+        if match:
+            service, rest = match.groups()
+            if service == "lambda":
+                parts = rest.split(":")
+                return self.names.get(("function", parts[1])) if len(parts) >= 2 and parts[0] == "function" else None
+            return self.names.get(("queue" if service == "sqs" else "topic", rest))
+        match = _QUEUE_URL.match(text)
+        if match:
+            return self.names.get(("queue", match.group(1)))
+        if kind in _KIND_TYPES:
+            return self.names.get((kind, text))
+        return None
+
+    def external(self, label: str) -> str:
+        node_id = f"external: {label}"
+        if node_id not in self.externals:
+            self.externals[node_id] = External(id=node_id, loc=self.fallback, label=label, type="external")
+        return node_id
+
+
+def _split_module(address: str) -> tuple[tuple[str, ...], str]:
+    parts = address.split(".")
+    path = []
+    while len(parts) > 2 and parts[0] == "module":
+        path.append(parts[1])
+        parts = parts[2:]
+    return tuple(path), ".".join(parts)
+
+
+def _after_unknown(changes: Any) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for change in changes if isinstance(changes, list) else []:
+        if not isinstance(change, dict) or not isinstance(change.get("address"), str):
+            continue
+        body = change.get("change")
+        unknown = body.get("after_unknown") if isinstance(body, dict) else None
+        if isinstance(unknown, dict):
+            found[change["address"]] = unknown
+    return found
+
+
+class _Instance:
+    def __init__(self, address: str, values: dict):
+        self.address = address
+        self.values = values
+
+
+class PlanResource:
+    """One resource of the plan, seen through the ``ResourceView`` protocol."""
+
+    suppressions: tuple[Suppression, ...] = ()  # a plan has no comments to carry them
+
+    def __init__(self, plan: _Plan, address: str, rtype: str, loc: Loc,
+                 module_path: tuple[str, ...], config: dict, item: Any, instances: list[_Instance]):
+        self.plan = plan
+        self.address = address
+        self.type = rtype
+        self.loc = loc
+        self.module_path = module_path
+        self.config = config
+        self.item = item
+        self.instances = instances
+
+    @property
+    def exported(self) -> bool:
+        return self.address in self.plan.exported
+
+    # -- values --------------------------------------------------------------
+    def _expression(self, path: tuple[str, ...]) -> Any:
+        node: Any = self.config.get("expressions")
+        for key in path:
+            if isinstance(node, list):
+                node = node[0] if len(node) == 1 else None  # several blocks: ambiguous
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return node
+
+    def _is_unknown(self, instance: _Instance, attr: str) -> bool:
+        marks = self.plan.unknown_after.get(instance.address, {})
+        return marks.get(attr) is True if isinstance(marks, dict) else False
+
+    def value(self, attr: str, default: Value | None = None) -> Value:
+        expression = self._expression((attr,))
+        options: list[Value] = []
+        for instance in self.instances:
+            raw = instance.values.get(attr)
+            if raw is not None:
+                options.append(self._known(raw, expression))
+            elif expression is None and self.config:
+                # Not written: a computed attribute the provider fills in (redrive_policy,
+                # policy) is set, if at all, by another resource; the default holds here.
+                options.append(default if default is not None else Known(None))
+            elif self._is_unknown(instance, attr) or _has_references(expression):
+                return Unknown(f"{attr} is known only after apply")
+            elif isinstance(expression, dict) and expression.get("constant_value") is not None:
+                options.append(Known(expression["constant_value"]))
+            else:
+                options.append(default if default is not None else Known(None))
+        return choice(options) if options else Unknown("no instance")
+
+    def _known(self, raw: Any, expression: Any) -> Known:
+        if expression is None and self.config:
+            return Known(raw, DEFAULT)  # not written: the provider filled in its default
+        references = expression.get("references") if isinstance(expression, dict) else None
+        if isinstance(references, list):
+            variables = {r.split(".")[1] for r in references if isinstance(r, str) and r.startswith("var.")}
+            if len(variables) == 1 and len(references) == 1:
+                return Known(raw, VARIABLE, variables.pop())
+        return Known(raw)
+
+    def prop_loc(self, attr: str) -> Loc:
+        values = self.item.get("values") if isinstance(self.item, dict) else None
+        return loc_of(values, attr, self.loc) if isinstance(values, dict) else self.loc
+
+    # -- references ----------------------------------------------------------
+    def target(self, attr: str, kind: str) -> str | None:
+        return self._target((attr,), kind, [i.values.get(attr) for i in self.instances])
+
+    def block_target(self, path: tuple[str, ...], kind: str) -> str | None:
+        texts = [_dig(i.values, path) for i in self.instances]
+        return self._target(path, kind, texts)
+
+    def json_target(self, attr: str, text: Any, kind: str) -> str | None:
+        return self._target((attr,), kind, [text])
+
+    def _target(self, path: tuple[str, ...], kind: str, texts: list[Any]) -> str | None:
+        resolved = self.plan.resolve_expression(self._expression(path), self.module_path)
+        wanted = _KIND_TYPES.get(kind)
+        nodes = {r for r in resolved if r in self.plan.resources
+                 and (wanted is None or self.plan.resources[r].type in wanted)}
+        if len(nodes) == 1:
+            return nodes.pop()
+        if len(nodes) > 1:
+            return self.plan.external(f"one of {', '.join(sorted(nodes))}")
+        strings = {t for t in texts if isinstance(t, str) and t}
+        if len(strings) == 1:
+            text = strings.pop()
+            return self.plan.literal(text, kind) or self.plan.external(text)
+        if strings:
+            found = {self.plan.literal(t, kind) for t in strings}
+            return found.pop() if len(found) == 1 and None not in found else self.plan.external(f"one of {len(strings)} values")
+        externals = {r for r in resolved if r.startswith("external: ")}
+        if externals:
+            return sorted(externals)[0]
+        expression = self._expression(path)
+        if expression is None and self.config:
+            return None
+        if _has_references(expression) or any(self._is_unknown(i, path[0]) for i in self.instances):
+            return self.plan.external(f"{self.address}.{'.'.join(path)} (known after apply)")
+        return None
+
+
+def _has_references(expression: Any) -> bool:
+    return isinstance(expression, dict) and bool(expression.get("references"))
+
+
+def _dig(values: Any, path: tuple[str, ...]) -> Any:
+    node = values
+    for key in path:
+        if isinstance(node, list):
+            node = node[0] if len(node) == 1 else None
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
