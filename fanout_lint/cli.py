@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and directories (the default command)")
     check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
-    check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--format", choices=("text", "json", "sarif", "github", "junit"), default="text")
     check.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
                        help="exit 1 when a finding at or above this severity exists (default: warning)")
     check.add_argument("--select", action="append", default=[], metavar="RULE",
@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="skip paths matching this glob")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    from fanout_lint import check_command
+
+    check_command.add_arguments(check)  # --config, --output, --baseline, ...
 
     rules = sub.add_parser("rules", help="list the rules")
     rules.add_argument("--format", choices=("text", "json"), default="text")
@@ -90,32 +93,15 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args) -> int:
+    from fanout_lint.check_command import finish, settings_for
     from fanout_lint.engine import lint_paths
-    from fanout_lint.settings import Settings, find_rule
 
     rules = _all_rules()
-    select, ignore = _split(args.select), _split(args.ignore)
-    for key in select + ignore:
-        if find_rule(rules, key) is None:
-            sys.stderr.write(f"fanout-lint: error: unknown rule {key!r} (see `fanout-lint rules`)\n")
-            return EXIT_ERROR
-    settings = Settings(
-        select=select,
-        ignore=ignore,
-        exclude=_split(args.exclude),
-        fail_on=Severity.parse(args.fail_on or "warning"),
-    )
-    result = lint_paths(args.paths, rules, settings)
-    if args.format == "json":
-        from fanout_lint.report import json_report
-
-        output = json_report.render(result)
-    else:
-        from fanout_lint.report import text
-
-        output = text.render(result, colour=_colour(args.color))
-    sys.stdout.write(output)
-    return exit_code(result, settings.fail_on)
+    settings = settings_for(args, rules, _split)  # configuration file, then flags
+    if settings is None:
+        return EXIT_ERROR
+    result = lint_paths(args.paths, rules, settings, keep_graphs=args.format == "junit")
+    return finish(result, args, rules, settings, colour=_colour(args.color))
 
 
 def exit_code(result, fail_on: Severity) -> int:

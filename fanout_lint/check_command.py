@@ -1,0 +1,137 @@
+"""The CI side of ``fanout-lint check``: configuration, baseline, report formats and ``--output``.
+
+``cli.py`` parses the command line and runs the engine; this module turns the flags and
+the configuration file into settings, and the result into a report and an exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from typing import TYPE_CHECKING
+
+from fanout_lint.settings import Settings, enabled_rules, severity_for
+
+if TYPE_CHECKING:  # the engine is imported only when a check runs
+    from fanout_lint.engine import Result
+    from fanout_lint.rule import Rule
+
+FORMATS = ("text", "json", "sarif", "github", "junit")
+
+
+def add_arguments(check) -> None:
+    check.add_argument("--config", metavar="FILE",
+                       help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint], "
+                            "searched from the current directory upward)")
+    check.add_argument("--output", "-o", metavar="FILE",
+                       help="write the report to FILE instead of standard output (the exit code still gates)")
+    check.add_argument("--repo-root", metavar="DIR", default=".",
+                       help="paths in SARIF, GitHub, JUnit output and fingerprints are relative to DIR (default: .)")
+    check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
+    check.add_argument("--write-baseline", metavar="FILE",
+                       help="record the current findings in FILE and exit 0 (unless a file could not be linted)")
+    check.add_argument("--show-suppressed", action="store_true",
+                       help="also list findings hidden by inline suppressions, with their reasons")
+
+
+def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
+    """Settings from the configuration file and the flags; None after printing a configuration error."""
+    from fanout_lint.config import ConfigError, Flags, resolve
+
+    flags = Flags(
+        select=split(args.select),
+        ignore=split(args.ignore),
+        exclude=split(args.exclude),
+        fail_on=args.fail_on,
+        config=args.config,
+    )
+    try:
+        settings, _ = resolve(flags, rules, os.getcwd())
+    except ConfigError as exc:
+        sys.stderr.write(f"fanout-lint: error: {exc}\n")
+        return None
+    return settings
+
+
+def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
+    """Apply the baseline, write the report, and return the exit code."""
+    from fanout_lint import baseline
+    from fanout_lint.cli import EXIT_ERROR, EXIT_OK, exit_code
+
+    root = args.repo_root
+    if args.baseline:
+        try:
+            known = baseline.load(args.baseline)
+        except baseline.BaselineError as exc:
+            sys.stderr.write(f"fanout-lint: error: {exc}\n")
+            return EXIT_ERROR
+        result.findings, old = baseline.split(result.findings, known, root)
+        result.baselined = len(old)
+    if args.write_baseline:
+        # the baseline records everything found, whatever --baseline hid
+        found = result.findings if not args.baseline else result.findings + old
+        try:
+            baseline.write(args.write_baseline, sorted(found, key=lambda f: f.sort_key()), root)
+        except OSError as exc:
+            sys.stderr.write(f"fanout-lint: error: cannot write {args.write_baseline}: {exc.strerror or exc}\n")
+            return EXIT_ERROR
+        for error in result.errors:
+            sys.stderr.write(f"{error}\n")
+        sys.stderr.write(f"fanout-lint: wrote {len(found)} finding(s) to {args.write_baseline}\n")
+        return EXIT_ERROR if result.errors else EXIT_OK
+
+    output = render(result, args.format, rules, settings, root, args.show_suppressed, colour)
+    if args.format != "github":
+        for notice in result.notices:
+            sys.stderr.write(f"{notice}\n")
+    if args.output:
+        try:
+            directory = os.path.dirname(args.output)
+            if directory:
+                os.makedirs(directory, exist_ok=True)
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(output)
+        except OSError as exc:
+            sys.stderr.write(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}\n")
+            return EXIT_ERROR
+        from fanout_lint.report.text import summary
+
+        sys.stderr.write(f"{summary(result)} (report written to {args.output})\n")
+    else:
+        sys.stdout.write(output)
+    return exit_code(result, settings.fail_on)
+
+
+def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
+           show_suppressed: bool, colour: bool) -> str:
+    if fmt == "json":
+        from fanout_lint.report import json_report
+
+        return json_report.render(result, show_suppressed=show_suppressed)
+    if fmt == "sarif":
+        from fanout_lint.report import sarif
+
+        ran = enabled_rules(rules, settings)
+        severities = {rule.id: severity_for(rule, settings) for rule in ran}
+        return sarif.render(result, ran, severities, root, show_suppressed)
+    if fmt == "github":
+        from fanout_lint.report import github
+
+        return github.render(result, root)
+    if fmt == "junit":
+        from fanout_lint.report import junit
+
+        return junit.render(result, root)
+    from fanout_lint.report import text
+
+    output = text.render(result, colour=colour)
+    if show_suppressed and result.suppressed:
+        output += "".join(suppressed_line(s) + "\n" for s in result.suppressed)
+    return output
+
+
+def suppressed_line(s) -> str:
+    f, why = s.finding, s.suppression
+    until = f", until {why.until}" if why.until else ""
+    return f"{f.loc}: {f.rule} [suppressed] {f.message} ({f.resource}) -- {why.reason}{until}"

@@ -1,0 +1,249 @@
+"""The configuration file: ``[tool.fanout-lint]`` in pyproject.toml, or ``.fanout-lint.toml``.
+
+The file is found from the current directory upward (``.fanout-lint.toml`` first in each
+directory, then a ``pyproject.toml`` that has a ``[tool.fanout-lint]`` table); ``--config``
+names one explicitly. Everything in it is validated against the registered rules and their
+declared options, so a typo is an error (exit 2), never a silently ignored setting.
+Command-line flags win over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fanout_lint.findings import Severity
+from fanout_lint.rule import Option, Rule
+from fanout_lint.settings import Settings, find_rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+DEDICATED = ".fanout-lint.toml"
+PYPROJECT = "pyproject.toml"
+KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options")
+
+
+class ConfigError(Exception):
+    """A configuration problem, already phrased as ``file[:line]: message``."""
+
+
+@dataclass(frozen=True)
+class FileConfig:
+    path: str
+    select: tuple[str, ...] | None = None  # rule IDs; None when the file does not say
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    fail_on: Severity | None = None
+    severity: dict[str, Severity] = field(default_factory=dict)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def find_config(start: str) -> str | None:
+    """The nearest configuration file at or above ``start``."""
+    directory = os.path.abspath(start)
+    while True:
+        dedicated = os.path.join(directory, DEDICATED)
+        if os.path.isfile(dedicated):
+            return dedicated
+        pyproject = os.path.join(directory, PYPROJECT)
+        if os.path.isfile(pyproject) and _has_our_table(pyproject):
+            return pyproject
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _has_our_table(path: str) -> bool:
+    # a cheap look before parsing: most pyproject.toml files are not ours to read
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    return re.search(r"^\s*\[\s*tool\s*\.\s*[\"']?fanout-lint[\"']?\s*[\].]", text, re.M) is not None
+
+
+def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if os.path.basename(path) == PYPROJECT:
+        table = data.get("tool", {}).get("fanout-lint")
+        if table is None:
+            raise ConfigError(f"{path}: no [tool.fanout-lint] table")
+        where = "[tool.fanout-lint]"
+    else:
+        table, where = data, DEDICATED
+    return _parse(table, _Reader(path, text, where), rules)
+
+
+class _Reader:
+    """Error messages with the file and, when it can be found, the line of a key."""
+
+    def __init__(self, path: str, text: str, where: str):
+        self.path, self.lines, self.where = path, text.splitlines(), where
+
+    def error(self, key: str, message: str) -> ConfigError:
+        pattern = re.compile(r"^\s*(\[\s*[^\]]*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
+        for number, line in enumerate(self.lines, start=1):
+            if pattern.search(line):
+                return ConfigError(f"{self.path}:{number}: {message}")
+        return ConfigError(f"{self.path}: {message}")
+
+
+def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{reader.path}: {reader.where} must be a table")
+    for key in table:
+        if key not in KEYS:
+            raise reader.error(key, f"unknown key {key!r} in {reader.where} (expected one of: {', '.join(KEYS)})")
+    config = FileConfig(path=reader.path)
+    if "select" in table:
+        config = replace(config, select=_rule_ids(table["select"], "select", reader, rules))
+    if "ignore" in table:
+        config = replace(config, ignore=_rule_ids(table["ignore"], "ignore", reader, rules))
+    if "exclude" in table:
+        config = replace(config, exclude=_strings(table["exclude"], "exclude", reader))
+    if "fail-on" in table:
+        config = replace(config, fail_on=_severity(table["fail-on"], "fail-on", reader))
+    severity: dict[str, Severity] = {}
+    for key, value in _table(table.get("severity", {}), "severity", reader).items():
+        rule = _rule(key, "severity", reader, rules)
+        severity[rule.id] = _severity(value, key, reader)
+    options: dict[str, dict[str, Any]] = {}
+    for key, values in _table(table.get("options", {}), "options", reader).items():
+        rule = _rule(key, "options", reader, rules)
+        options[rule.id] = _options(rule, _table(values, key, reader), reader)
+    return replace(config, severity=severity, options=options)
+
+
+def _table(value: Any, key: str, reader: _Reader) -> dict:
+    if not isinstance(value, dict):
+        raise reader.error(key, f"{key!r} must be a table, not {_kind(value)}")
+    return value
+
+
+def _strings(value: Any, key: str, reader: _Reader) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise reader.error(key, f"{key!r} must be a list of strings, not {_kind(value)}")
+    return tuple(value)
+
+
+def _rule(key: str, section: str, reader: _Reader, rules: tuple[Rule, ...]) -> Rule:
+    rule = find_rule(rules, key)
+    if rule is None:
+        raise reader.error(key, f"unknown rule {key!r} in {section!r} (see `fanout-lint rules`)")
+    return rule
+
+
+def _rule_ids(value: Any, key: str, reader: _Reader, rules: tuple[Rule, ...]) -> tuple[str, ...]:
+    return tuple(_rule(name, key, reader, rules).id for name in _strings(value, key, reader))
+
+
+def _severity(value: Any, key: str, reader: _Reader) -> Severity:
+    if not isinstance(value, str):
+        raise reader.error(key, f"{key!r} must be error, warning or info, not {_kind(value)}")
+    try:
+        return Severity.parse(value)
+    except ValueError as exc:
+        raise reader.error(key, f"{key!r}: {exc}") from None
+
+
+def _options(rule: Rule, values: dict, reader: _Reader) -> dict[str, Any]:
+    declared = {o.name: o for o in rule.options}
+    parsed = {}
+    for name, value in values.items():
+        option = declared.get(name)
+        if option is None:
+            known = ", ".join(declared) or "none"
+            raise reader.error(name, f"rule {rule.name} ({rule.id}) has no option {name!r} (options: {known})")
+        parsed[name] = _option_value(option, value, rule, reader)
+    return parsed
+
+
+def _option_value(option: Option, value: Any, rule: Rule, reader: _Reader) -> Any:
+    """``value`` checked against the type of the option's default."""
+    default = option.default
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, (list, tuple, frozenset, set)):
+        ok = isinstance(value, list)
+        value = type(default)(value) if ok else value
+    elif isinstance(default, dict):
+        ok = isinstance(value, dict)
+    else:
+        ok = True
+    if not ok:
+        raise reader.error(option.name, (
+            f"option {option.name!r} of rule {rule.name} must be {_kind(default)} "
+            f"like its default {default!r}, not {_kind(value)}"
+        ))
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {
+        bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+        list: "a list", tuple: "a list", dict: "a table", frozenset: "a list", set: "a list",
+    }.get(type(value), type(value).__name__)
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What the command line said; empty or None means "not given"."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    fail_on: str | None = None
+    config: str | None = None
+
+
+def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
+    """The run's settings and the configuration file they came from (None when there is none).
+
+    ``--select`` replaces the file's ``select`` and takes back what the file ignores;
+    ``--ignore`` and ``--exclude`` add to the file's; ``--fail-on`` replaces its ``fail-on``.
+    """
+    for key in flags.select + flags.ignore:
+        if find_rule(rules, key) is None:
+            raise ConfigError(f"unknown rule {key!r} (see `fanout-lint rules`)")
+    path = flags.config if flags.config is not None else find_config(cwd)
+    config = load_config(path, rules) if path else FileConfig(path="")
+    cli_select = tuple(find_rule(rules, k).id for k in flags.select)
+    cli_ignore = tuple(find_rule(rules, k).id for k in flags.ignore)
+    select = cli_select or config.select or ()
+    ignore = tuple(i for i in config.ignore if i not in cli_select) + cli_ignore
+    fail_on = Severity.parse(flags.fail_on) if flags.fail_on else config.fail_on or Severity.WARNING
+    settings = Settings(
+        select=select,
+        ignore=ignore,
+        severity=dict(config.severity),
+        options={k: dict(v) for k, v in config.options.items()},
+        exclude=config.exclude + flags.exclude,
+        fail_on=fail_on,
+    )
+    return settings, path

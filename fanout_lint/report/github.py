@@ -1,0 +1,53 @@
+"""``--format github``: workflow commands, so findings show inline on the pull request.
+
+One ``::error|warning|notice file=...,line=...,col=...,title=...::message`` line per
+finding. Values are escaped as the runner expects: ``%``, CR and LF everywhere, and also
+``:`` and ``,`` inside properties.
+"""
+
+from __future__ import annotations
+
+from fanout_lint.engine import Result
+from fanout_lint.findings import Severity
+from fanout_lint.fingerprint import relative_path
+from fanout_lint.report.text import summary
+
+COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(kind: str, message: str, file: str | None = None, line: int | None = None,
+            col: int | None = None, title: str | None = None, root: str = ".") -> str:
+    props = []
+    if file:
+        props.append(f"file={escape_property(relative_path(file, root))}")
+    if line:
+        props.append(f"line={line}")
+    if line and col:
+        props.append(f"col={col}")
+    if title:
+        props.append(f"title={escape_property(title)}")
+    head = f"::{kind} {','.join(props)}" if props else f"::{kind}"
+    return f"{head}::{escape_data(message)}"
+
+
+def render(result: Result, root: str = ".") -> str:
+    lines = [command("error", e.message, e.file, e.line, e.column, "fanout-lint: cannot lint", root)
+             for e in result.errors]
+    lines += [command("warning", n.message, n.loc.file, n.loc.line, n.loc.column, "fanout-lint suppression", root)
+              for n in result.notices]
+    for f in result.findings:
+        resource = f.cdk_path or f.resource
+        lines.append(command(
+            COMMANDS[f.severity], f"{f.message} ({resource})", f.loc.file, f.loc.line, f.loc.column,
+            f"{f.rule} {f.name}", root,
+        ))
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"

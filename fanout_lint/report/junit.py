@@ -1,0 +1,71 @@
+"""``--format junit``: JUnit XML for GitLab, Jenkins and other CI test report views.
+
+One test suite per linted file; each finding is a failed test case named after the rule
+and resource; a file without findings has one passing case, so the report counts it;
+a file that could not be read or parsed is a test case with an ``<error>``.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+
+from fanout_lint.engine import Result
+from fanout_lint.fingerprint import relative_path
+
+
+def render(result: Result, root: str = ".") -> str:
+    by_file: dict[str, list] = defaultdict(list)
+    for f in result.findings:
+        by_file[relative_path(f.loc.file, root)].append(("finding", f))
+    for e in result.errors:
+        by_file[relative_path(e.file, root)].append(("error", e))
+    for graph_file in _clean_units(result, root):
+        by_file.setdefault(graph_file, [])
+
+    suites = ET.Element("testsuites", name="fanout-lint")
+    total = failures = errors = 0
+    for file in sorted(by_file):
+        entries = by_file[file]
+        suite = ET.SubElement(suites, "testsuite", name=file)
+        n_fail = n_err = 0
+        if not entries:
+            ET.SubElement(suite, "testcase", name="no findings", classname=file, file=file)
+        for kind, item in entries:
+            if kind == "finding":
+                n_fail += 1
+                case = ET.SubElement(
+                    suite, "testcase", name=f"{item.rule} {item.name}: {item.cdk_path or item.resource}",
+                    classname=file, file=file, line=str(item.loc.line),
+                )
+                failure = ET.SubElement(case, "failure", message=item.message, type=item.severity.value)
+                failure.text = f"{file}:{item.loc.line}:{item.loc.column}: {item.rule} [{item.severity.value}] {item.message}"
+            else:
+                n_err += 1
+                case = ET.SubElement(suite, "testcase", name="load", classname=file, file=file)
+                error = ET.SubElement(case, "error", message=item.message, type="error")
+                error.text = str(item)
+        cases = max(len(entries), 1)
+        suite.set("tests", str(cases))
+        suite.set("failures", str(n_fail))
+        suite.set("errors", str(n_err))
+        total, failures, errors = total + cases, failures + n_fail, errors + n_err
+    suites.set("tests", str(total))
+    suites.set("failures", str(failures))
+    suites.set("errors", str(errors))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _xml_text(ET.tostring(suites, encoding="unicode")) + "\n"
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    # XML 1.0 cannot hold most control characters, and a template may put them in a name
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _clean_units(result: Result, root: str) -> list[str]:
+    # the engine keeps graphs only on request; without them, clean files are not listed
+    return [relative_path(g.unit.path, root) for g in result.graphs]

@@ -1,0 +1,133 @@
+"""``--format sarif``: SARIF 2.1.0 as GitHub code scanning reads it.
+
+Locations are relative to the repository root (``--repo-root``, default the current
+directory) under the ``%SRCROOT%`` base, which is what code scanning resolves against the
+checkout. Each result carries a ``partialFingerprints`` entry that ignores line numbers,
+so an alert follows its resource when lines move.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+from fanout_lint import __version__
+from fanout_lint.engine import Result
+from fanout_lint.findings import Finding, Severity
+from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION, fingerprint, relative_path
+from fanout_lint.links import PROJECT_URL, rule_url
+from fanout_lint.model.nodes import Loc
+from fanout_lint.rule import Rule, _dedent
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+ROOT_BASE = "%SRCROOT%"
+FINGERPRINT_KEY = f"fanoutLint/{FINGERPRINT_VERSION}"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def render(result: Result, rules: tuple[Rule, ...], severities: dict[str, Severity] | None = None,
+           root: str = ".", show_suppressed: bool = False) -> str:
+    """``rules``: the rules that ran; ``severities``: their effective severity by ID."""
+    severities = severities or {}
+    index = {rule.id: i for i, rule in enumerate(rules)}
+    results = [_result(f, index, root) for f in result.findings]
+    if show_suppressed:
+        for s in result.suppressed:
+            entry = _result(s.finding, index, root)
+            entry["suppressions"] = [{"kind": "inSource", "justification": s.suppression.reason}]
+            results.append(entry)
+    notifications = [_notification("error", e.message, e.file, e.line, e.column, root) for e in result.errors]
+    notifications += [
+        _notification("warning", n.message, n.loc.file, n.loc.line, n.loc.column, root) for n in result.notices
+    ]
+    run = {
+        "tool": {"driver": {
+            "name": "fanout-lint",
+            "version": __version__,
+            "informationUri": PROJECT_URL,
+            "rules": [_descriptor(rule, severities.get(rule.id, rule.severity)) for rule in rules],
+        }},
+        "originalUriBaseIds": {ROOT_BASE: {"uri": pathlib.Path(root).resolve().as_uri().rstrip("/") + "/"}},
+        "invocations": [{
+            "executionSuccessful": not result.errors,
+            "toolExecutionNotifications": notifications,
+        }],
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    document = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _descriptor(rule: Rule, severity: Severity) -> dict:
+    what = rule.section("What it does") or rule.summary
+    why, fix = rule.section("Why is this bad?"), rule.section("How to fix")
+    text = "\n\n".join(part for part in (why, fix and "How to fix: " + fix, rule_url(rule.name)) if part)
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": _plain(what)},
+        "help": {"text": _plain(text), "markdown": _dedent(rule.doc)},
+        "helpUri": rule_url(rule.name),
+        "defaultConfiguration": {"level": LEVELS[severity]},
+        "properties": {"tags": ["aws", "fan-out"]},
+    }
+
+
+def _plain(markdown: str) -> str:
+    return " ".join(markdown.split()) if "\n\n" not in markdown else "\n\n".join(
+        " ".join(p.split()) for p in markdown.split("\n\n")
+    )
+
+
+def _result(f: Finding, index: dict[str, int], root: str) -> dict:
+    entry = {
+        "ruleId": f.rule,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+        "locations": [{
+            "physicalLocation": _physical(f.loc, root),
+            "logicalLocations": [{"name": f.cdk_path or f.resource, "kind": "resource"}],
+        }],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint(f, root)},
+    }
+    if f.rule in index:
+        entry["ruleIndex"] = index[f.rule]
+    if f.related:
+        entry["relatedLocations"] = [
+            {
+                "id": number,
+                "physicalLocation": _physical(r.loc, root),
+                "message": {"text": f"{r.role}: {r.resource}" if r.role else r.resource},
+            }
+            for number, r in enumerate(f.related, start=1)
+        ]
+    return entry
+
+
+def _artifact(file: str, root: str) -> dict:
+    path = relative_path(file, root)
+    if path.startswith("/"):  # outside the repository: an absolute file URI
+        return {"uri": pathlib.Path(path).as_uri()}
+    return {"uri": _escape_uri(path), "uriBaseId": ROOT_BASE}
+
+
+def _escape_uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path, safe="/-_.~")
+
+
+def _physical(loc: Loc, root: str) -> dict:
+    return {
+        "artifactLocation": _artifact(loc.file, root),
+        "region": {"startLine": max(loc.line, 1), "startColumn": max(loc.column, 1)},
+    }
+
+
+def _notification(level: str, message: str, file: str, line: int | None, column: int | None, root: str) -> dict:
+    location: dict = {"artifactLocation": _artifact(file, root)}
+    if line:
+        location["region"] = {"startLine": line, "startColumn": max(column or 1, 1)}
+    return {"level": level, "message": {"text": message}, "locations": [{"physicalLocation": location}]}
