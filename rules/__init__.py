@@ -7,23 +7,43 @@ means adding its module here; a test checks that every module in this folder is 
 from __future__ import annotations
 
 from . import (
+    batch_item_failures_off,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
+    fifo_mismatch,
+    max_receive_count_out_of_range,
     missing_dlq,
+    queue_policy_missing,
+    queue_policy_without_source_arn,
     raw_delivery_off,
+    shared_dlq,
     shared_queue,
+    single_subscriber_topic,
+    sns_lambda_permission_missing,
+    sns_to_kms_managed_key,
     sns_to_lambda_direct,
     visibility_timeout_below_function_timeout,
+    visibility_timeout_headroom,
 )
 
 ALL_RULES = (
     sns_to_lambda_direct.RULE,
     raw_delivery_off.RULE,
+    single_subscriber_topic.RULE,
+    fifo_mismatch.RULE,
     missing_dlq.RULE,
     dlq_only_on_subscription.RULE,
     dlq_retention_not_longer.RULE,
+    max_receive_count_out_of_range.RULE,
+    shared_dlq.RULE,
     shared_queue.RULE,
     visibility_timeout_below_function_timeout.RULE,
+    visibility_timeout_headroom.RULE,
+    batch_item_failures_off.RULE,
+    queue_policy_missing.RULE,
+    queue_policy_without_source_arn.RULE,
+    sns_to_kms_managed_key.RULE,
+    sns_lambda_permission_missing.RULE,
 )
 
 # Modules in this folder that are not rules.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from fanout_lint.loaders.policy_documents import allows
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Queue, Subscription
+from fanout_lint.model.nodes import Function, LambdaPermission, Queue, QueuePolicy, Subscription
 from fanout_lint.model.values import Known, Value, verdict
 
 
@@ -47,3 +48,68 @@ def subscription_dlqs(graph: Graph, queue: Queue) -> list[Subscription]:
 
 def is_standard(fifo: Value) -> bool:
     return verdict(lambda f: not f, fifo) is True
+
+
+# -- who may send to a queue or invoke a function (permission rules) ----------
+
+SNS = "sns.amazonaws.com"
+SEND = ("sqs:SendMessage",)
+
+
+def _policy_may_allow_sns(policy: QueuePolicy) -> bool | None:
+    """True: a statement allows SNS to send; None: not proved either way; False: none does."""
+    if not isinstance(policy.statements, Known):
+        return None
+    answers = {allows(s, SNS, SEND) for s in policy.statements.value}
+    if True in answers:
+        return True
+    return None if None in answers else False
+
+
+def _unattached(graph: Graph, node_ids: tuple[str, ...], kind: type) -> bool:
+    return not node_ids or any(not isinstance(graph.get(i), kind) for i in node_ids)
+
+
+def sns_may_send(graph: Graph, queue: Queue) -> bool | None:
+    """Does a queue policy of the unit let SNS send to the queue? None when not proved.
+
+    A policy whose queues the loader could not resolve might be this queue's: while it
+    may allow SNS, nothing is proved about any queue.
+    """
+    answers = {_policy_may_allow_sns(p) for p in graph.policies_for(queue.id)}
+    if True in answers:
+        return True
+    for policy in graph.all(QueuePolicy):
+        if _unattached(graph, policy.queues, Queue) and _policy_may_allow_sns(policy) is not False:
+            return None
+    return None if None in answers else False
+
+
+def _permission_allows_sns(permission: LambdaPermission) -> bool | None:
+    return verdict(
+        lambda principal, action: _principal_is_sns(principal) and _invoke_action(action),
+        permission.principal, permission.action,
+    )
+
+
+def _principal_is_sns(principal) -> bool:
+    if not isinstance(principal, str):
+        return False
+    # Opt-in Regions name the service with its Region: sns.ap-east-1.amazonaws.com.
+    return principal in ("*", SNS) or (principal.startswith("sns.") and principal.endswith(".amazonaws.com"))
+
+
+def _invoke_action(action) -> bool:
+    return isinstance(action, str) and action.lower() in ("lambda:invokefunction", "lambda:*", "*")
+
+
+def sns_may_invoke(graph: Graph, function: Function) -> bool | None:
+    """Does a Lambda permission of the unit let SNS invoke the function? None when not proved."""
+    answers = {_permission_allows_sns(p) for p in graph.permissions_for(function.id)}
+    if True in answers:
+        return True
+    for permission in graph.all(LambdaPermission):
+        target = (permission.function,) if permission.function else ()
+        if _unattached(graph, target, Function) and _permission_allows_sns(permission) is not False:
+            return None
+    return None if None in answers else False

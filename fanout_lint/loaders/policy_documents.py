@@ -73,7 +73,8 @@ def _statement(item: dict, loc: Loc, value_of: ValueOf, target_of: TargetOf) -> 
     return Statement(
         effect=effect_text,
         principals=_principals(item, value_of),
-        actions=_strings(item.get("Action"), value_of),
+        # NotAction allows everything it does not list: not provable with a list of actions.
+        actions=None if "NotAction" in item else _strings(item.get("Action"), value_of),
         condition_keys=frozenset(keys),
         loc=loc,
         source_arns=tuple(source_arns),

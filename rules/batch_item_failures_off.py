@@ -1,0 +1,84 @@
+"""## What it does
+Flags an event source mapping that reads an SQS queue with a batch size above 1
+(`BatchSize` defaults to 10) and does not list `ReportBatchItemFailures` in its
+`FunctionResponseTypes`. SAM `SQS` events are mappings too (named `<Function><Event>`).
+
+## Why is this bad?
+Without partial batch responses, Lambda treats a batch as one unit: when one message
+fails, the function returns an error and every message of the batch becomes visible
+again, including those already processed. One poison message makes its whole batch
+retry until it reaches `maxReceiveCount`, so healthy messages are processed several
+times and may end up in the dead-letter queue alongside it. A partial batch response
+returned by the function is ignored unless the mapping enables it.
+
+## How to fix
+Add `FunctionResponseTypes: [ReportBatchItemFailures]` to the mapping (Terraform:
+`function_response_types = ["ReportBatchItemFailures"]`; SAM: on the `SQS` event) and
+return `{"batchItemFailures": [{"itemIdentifier": "<messageId>"}]}` listing only the
+messages that failed. If the function cannot do that, set `BatchSize: 1`.
+
+## References
+- https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+- https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import EventSourceMapping, External, Queue
+from fanout_lint.model.values import describe, verdict
+from fanout_lint.rule import Rule, Violation
+
+REPORT = "ReportBatchItemFailures"
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    found = []
+    for mapping in graph.all(EventSourceMapping):
+        source = graph.get(mapping.source)
+        if not _is_sqs(source):
+            continue
+        if verdict(lambda size: size > 1, mapping.batch_size) is not True:
+            continue
+        if verdict(lambda types: REPORT not in types, mapping.response_types) is not True:
+            continue
+        related = [(source, "queue")] if isinstance(source, Queue) else []
+        queue_name = source.resource if isinstance(source, Queue) else source.label
+        function = graph.function(mapping.function)
+        if function is not None:
+            related.append((function, "consumer"))
+        if mapping.generated_by == "SAM SqsSubscription":
+            fix = (
+                f"SAM's SqsSubscription cannot enable it: declare the queue and an SQS event "
+                f"with FunctionResponseTypes: [{REPORT}], or set its BatchSize to 1"
+            )
+        else:
+            fix = f"add FunctionResponseTypes: [{REPORT}] and return batchItemFailures"
+        found.append(Violation(
+            at=mapping,
+            message=(
+                f"Event source mapping {mapping.resource} reads batches of "
+                f"{describe(mapping.batch_size)} from {queue_name} without "
+                f"{REPORT}: one failing message makes the whole batch retry; {fix}"
+            ),
+            related=tuple(related),
+        ))
+    return found
+
+
+def _is_sqs(source) -> bool:
+    if isinstance(source, Queue):
+        return True
+    # A literal ARN of a queue outside the unit is still a queue.
+    return isinstance(source, External) and source.label.startswith("arn:") and ":sqs:" in source.label
+
+
+RULE = Rule(
+    id="FL204",
+    name="batch-item-failures-off",
+    severity=Severity.WARNING,
+    summary="An SQS event source mapping with batches does not report batch item failures",
+    check=check,
+    doc=__doc__,
+)

@@ -1,0 +1,83 @@
+"""## What it does
+Flags a queue whose redrive policy's `maxReceiveCount` is outside a range, by default 3
+to 5 (the options `min` and `max`). A redrive policy that omits `maxReceiveCount` gets
+the API default of 10.
+
+## Why is this bad?
+`maxReceiveCount` is how many times a message is received before SQS moves it to the
+dead-letter queue. Too low (1 or 2), and a transient failure (a throttle, a timeout of a
+downstream service) sends a healthy message to the DLQ. Too high, and a poison message
+loops through the consumer for many visibility timeouts, costing invocations and
+delaying its neighbours. For queues read by Lambda, AWS has advised at least 5, so that
+throttled batches are not sent to the DLQ.
+
+## How to fix
+Set `maxReceiveCount` in the queue's `RedrivePolicy` (Terraform: `redrive_policy`) to a
+value in the range, 5 for queues consumed by Lambda. If your consumers need another
+range, change the rule's `min` and `max` options.
+
+## References
+- https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+- https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html
+- https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Queue
+from fanout_lint.model.values import describe, verdict
+from fanout_lint.rule import Option, Rule, Violation
+
+DEFAULT_MIN = 3
+DEFAULT_MAX = 5
+LAMBDA_ADVICE = 5
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    low = options.get("min", DEFAULT_MIN)
+    high = options.get("max", DEFAULT_MAX)
+    found = []
+    for queue in graph.all(Queue):
+        redrive = graph.redrive_of(queue)
+        if redrive is None:
+            continue
+        count = redrive.max_receive_count
+        if verdict(lambda c: isinstance(c, int) and not low <= c <= high, count) is not True:
+            continue
+        too_low = verdict(lambda c: c < low, count) is True
+        risk = (
+            "transient failures send healthy messages to the dead-letter queue"
+            if too_low
+            else "a poison message loops through the consumer before it reaches the dead-letter queue"
+        )
+        related = []
+        dlq = graph.get(redrive.dlq)
+        if isinstance(dlq, Queue):
+            related.append((dlq, "dead-letter queue"))
+        related += [(m, "event source mapping") for m in graph.consumers_of(queue.id)]
+        found.append(Violation(
+            at=queue,
+            message=(
+                f"maxReceiveCount {describe(count)} of {queue.resource} is outside {low} to "
+                f"{high}: {risk}; set it within {low} to {high} (AWS advises at least "
+                f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
+            ),
+            related=tuple(related),
+        ))
+    return found
+
+
+RULE = Rule(
+    id="FL104",
+    name="max-receive-count-out-of-range",
+    severity=Severity.WARNING,
+    summary="A redrive policy's maxReceiveCount is outside the advised range (3 to 5)",
+    check=check,
+    doc=__doc__,
+    options=(
+        Option("min", DEFAULT_MIN, "the lowest maxReceiveCount accepted"),
+        Option("max", DEFAULT_MAX, "the highest maxReceiveCount accepted"),
+    ),
+)

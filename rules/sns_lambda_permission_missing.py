@@ -1,0 +1,70 @@
+"""## What it does
+Flags an SNS subscription that invokes a Lambda function of the unit (protocol
+`lambda`) when no Lambda permission of the unit lets SNS invoke it: no
+`AWS::Lambda::Permission` / `aws_lambda_permission` for the function with principal
+`sns.amazonaws.com` (or `sns.<region>.amazonaws.com`) and action
+`lambda:InvokeFunction`. The permissions SAM creates for `SNS` events and for
+connectors count. A permission the linter cannot read, or whose function it cannot
+resolve, keeps it silent.
+
+## Why is this bad?
+The subscription is created and confirmed, but each invocation is refused. SNS counts
+it as a client-side error, does not retry it, and drops the message (or moves it to the
+subscription's dead-letter queue). The deploy succeeds and the function never runs.
+
+## How to fix
+Add a Lambda permission: `Action: lambda:InvokeFunction`, `Principal:
+sns.amazonaws.com`, `FunctionName` the function, and `SourceArn` the topic's ARN. In
+SAM, an `SNS` event on the function creates it. Better still, put a queue between the
+topic and the function (see `sns-to-lambda-direct`).
+
+## References
+- https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
+- https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-lambda-permission.html
+- https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html
+"""
+
+from __future__ import annotations
+
+from fanout_lint.findings import Severity
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import Subscription
+from fanout_lint.rule import Rule, Violation
+
+from .common import protocol_is, reported, sns_may_invoke
+
+
+def check(graph: Graph, options) -> list[Violation]:
+    found = []
+    for sub in graph.all(Subscription):
+        if not protocol_is(sub, "lambda"):
+            continue
+        function = graph.function(sub.endpoint)
+        if function is None or sns_may_invoke(graph, function) is not False:
+            continue
+        related = [(function, "function")]
+        topic = graph.get(sub.topic)
+        if topic is not None and not sub.inline:
+            related.append((topic, "topic"))
+        related += [(p, "Lambda permission") for p in graph.permissions_for(function.id)]
+        found.append(Violation(
+            at=sub,
+            message=(
+                f"{reported(sub)} invokes {function.resource} but no Lambda permission lets "
+                "sns.amazonaws.com invoke it: every delivery is refused and the message "
+                "dropped; add a Lambda permission for sns.amazonaws.com with SourceArn set "
+                "to the topic"
+            ),
+            related=tuple(related),
+        ))
+    return found
+
+
+RULE = Rule(
+    id="FL304",
+    name="sns-lambda-permission-missing",
+    severity=Severity.ERROR,
+    summary="SNS invokes a Lambda function that no permission lets SNS invoke",
+    check=check,
+    doc=__doc__,
+)
