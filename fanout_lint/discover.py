@@ -35,15 +35,21 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
             continue
         if os.path.isdir(path):
             for candidate in _walk(path, exclude):
-                candidates.setdefault((candidate.kind, candidate.path), candidate)
+                candidates.setdefault(_key(candidate), candidate)
         elif os.path.exists(path) or os.path.islink(path):
             candidate = _classify_file(path)
             if candidate:
-                candidates.setdefault((candidate.kind, candidate.path), candidate)
+                candidates.setdefault(_key(candidate), candidate)
         else:
             missing.append(Missing(path, "no such file or directory"))
     ordered = sorted(candidates.values(), key=lambda c: (c.path, c.kind))
     return ordered, missing
+
+
+def _key(candidate: Candidate) -> tuple[str, str]:
+    # pre-commit passes every changed .tf file of a directory, and a user may name the same
+    # place twice (`dir/`, `dir/main.tf`, `./dir`): each unit is linted once
+    return (candidate.kind, os.path.normcase(os.path.abspath(candidate.path)))
 
 
 def _classify_file(path: str) -> Candidate | None:

@@ -37,4 +37,8 @@ def summary(result: Result) -> str:
     parts.append(f"{result.units} unit{'s' if result.units != 1 else ''} checked")
     if result.errors:
         parts.append(f"{len(result.errors)} error{'s' if len(result.errors) != 1 else ''}")
+    if result.suppressed:
+        parts.append(f"{len(result.suppressed)} suppressed inline")
+    if result.baselined:
+        parts.append(f"{result.baselined} in baseline")
     return "; ".join(parts)
