@@ -300,9 +300,18 @@ class PlanResource:
             node = node.get(key)
         return node
 
-    def _is_unknown(self, instance: _Instance, attr: str) -> bool:
+    def _is_unknown(self, instance: _Instance, attr: str | tuple[str, ...]) -> bool:
         marks = self.plan.unknown_after.get(instance.address, {})
-        return marks.get(attr) is True if isinstance(marks, dict) else False
+        node: Any = marks
+        for key in (attr,) if isinstance(attr, str) else attr:
+            if node is True:
+                return True  # the whole block is unknown
+            if isinstance(node, list):
+                node = node[0] if len(node) == 1 else None
+            if not isinstance(node, dict):
+                return False
+            node = node.get(key)
+        return node is True
 
     def value(self, attr: str, default: Value | None = None) -> Value:
         expression = self._expression((attr,))
@@ -315,8 +324,10 @@ class PlanResource:
                 # Not written: a computed attribute the provider fills in (redrive_policy,
                 # policy) is set, if at all, by another resource; the default holds here.
                 options.append(default if default is not None else Known(None))
-            elif self._is_unknown(instance, attr) or _has_references(expression):
+            elif self._is_unknown(instance, attr):
                 return Unknown(f"{attr} is known only after apply")
+            elif instance.address not in self.plan.unknown_after and _has_references(expression):
+                return Unknown(f"{attr} depends on other resources")  # a plan without resource_changes
             elif isinstance(expression, dict) and expression.get("constant_value") is not None:
                 options.append(Known(expression["constant_value"]))
             else:
@@ -342,14 +353,18 @@ class PlanResource:
         return self._target((attr,), kind, [i.values.get(attr) for i in self.instances])
 
     def block_target(self, path: tuple[str, ...], kind: str) -> str | None:
-        texts = [_dig(i.values, path) for i in self.instances]
-        return self._target(path, kind, texts)
+        return self._target(path, kind, [_dig(i.values, path) for i in self.instances])
 
     def json_target(self, attr: str, text: Any, kind: str) -> str | None:
-        return self._target((attr,), kind, [text])
+        # A document known only after apply: its references are all there is to follow.
+        return self._target((attr,), kind, [text] if text is not None else None)
 
-    def _target(self, path: tuple[str, ...], kind: str, texts: list[Any]) -> str | None:
-        resolved = self.plan.resolve_expression(self._expression(path), self.module_path)
+    def _target(self, path: tuple[str, ...], kind: str, texts: list[Any] | None) -> str | None:
+        expression = self._expression(path)
+        strings = {t for t in texts or () if isinstance(t, str) and t}
+        if texts is not None and not strings and not self._pending(path, expression):
+            return None  # not set (a known null, or never written)
+        resolved = self.plan.resolve_expression(expression, self.module_path)
         wanted = _KIND_TYPES.get(kind)
         nodes = {r for r in resolved if r in self.plan.resources
                  and (wanted is None or self.plan.resources[r].type in wanted)}
@@ -357,22 +372,25 @@ class PlanResource:
             return nodes.pop()
         if len(nodes) > 1:
             return self.plan.external(f"one of {', '.join(sorted(nodes))}")
-        strings = {t for t in texts if isinstance(t, str) and t}
-        if len(strings) == 1:
-            text = strings.pop()
-            return self.plan.literal(text, kind) or self.plan.external(text)
         if strings:
             found = {self.plan.literal(t, kind) for t in strings}
-            return found.pop() if len(found) == 1 and None not in found else self.plan.external(f"one of {len(strings)} values")
-        externals = {r for r in resolved if r.startswith("external: ")}
+            if len(found) == 1 and None not in found:
+                return found.pop()
+            return self.plan.external(strings.pop() if len(strings) == 1 else f"one of {len(strings)} values")
+        externals = sorted(r for r in resolved if r.startswith("external: "))
         if externals:
-            return sorted(externals)[0]
-        expression = self._expression(path)
+            return externals[0]
+        return self.plan.external(f"{self.address}.{'.'.join(path)} (known after apply)")
+
+    def _pending(self, path: tuple[str, ...], expression: Any) -> bool:
+        """Some instance's value is known only after apply."""
         if expression is None and self.config:
-            return None
-        if _has_references(expression) or any(self._is_unknown(i, path[0]) for i in self.instances):
-            return self.plan.external(f"{self.address}.{'.'.join(path)} (known after apply)")
-        return None
+            return False
+        return any(
+            self._is_unknown(i, path)
+            or (i.address not in self.plan.unknown_after and _has_references(expression))
+            for i in self.instances
+        )
 
 
 def _has_references(expression: Any) -> bool:
