@@ -172,6 +172,8 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
             ))
             continue
         kind, details = _describe_node(graph, node)
+        if node.generated_by:
+            details += (f"from {node.generated_by}",)
         nodes.append(ViewNode(
             id=vid(key), cluster=cluster.id, key=key, resource=node.resource, kind=kind,
             label=_label(node), details=details, type=node.type,
