@@ -7,6 +7,7 @@ parser only when a Terraform directory is linted.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -45,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="skip paths matching this glob")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                       help="lint units in N parallel processes (default: chosen from the CPUs and the "
+                            "number of units; 1 for few units)")
     from fanout_lint import check_command
 
     check_command.add_arguments(check)  # --config, --output, --baseline, ...
@@ -88,6 +92,16 @@ def _all_rules():
     return ALL_RULES
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of processes, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("the number of processes must be at least 1")
+    return value
+
+
 def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
@@ -100,6 +114,8 @@ def _check(args) -> int:
     settings = settings_for(args, rules, _split)  # configuration file, then flags
     if settings is None:
         return EXIT_ERROR
+    if args.jobs is not None:
+        settings = dataclasses.replace(settings, jobs=args.jobs)
     result = lint_paths(args.paths, rules, settings, keep_graphs=args.format == "junit")
     return finish(result, args, rules, settings, colour=_colour(args.color))
 

@@ -33,8 +33,7 @@ class Result:
 def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
     candidates, missing = discover(paths, settings.exclude)
     result = Result(errors=[LoadError(m.path, None, m.message) for m in missing])
-    for candidate in candidates:
-        unit = lint_candidate(candidate, rules, settings, keep_graphs)
+    for unit in _lint_all(candidates, rules, settings, keep_graphs):
         result.findings.extend(unit.findings)
         result.errors.extend(unit.errors)
         result.suppressed.extend(unit.suppressed)
@@ -43,6 +42,18 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
         result.graphs.extend(unit.graphs)
     result.sort()
     return result
+
+
+def _lint_all(candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
+    """Each candidate's result in candidate order: in worker processes when there are many."""
+    from fanout_lint.parallel import choose_jobs
+
+    jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(candidates))  # graphs stay in this process
+    if jobs > 1:
+        from fanout_lint.parallel import lint_in_parallel
+
+        return lint_in_parallel(candidates, rules, settings, jobs)
+    return (lint_candidate(candidate, rules, settings, keep_graphs) for candidate in candidates)
 
 
 def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:

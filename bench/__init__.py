@@ -1,0 +1,1 @@
+"""Benchmark harness and synthetic corpus generator (see docs/benchmarks.md)."""

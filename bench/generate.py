@@ -1,0 +1,342 @@
+"""A seeded generator of synthetic repositories with fan-out topologies.
+
+Each unit (a template or a Terraform directory) is a set of fan-out *cells*: one SNS
+topic and one to four consumers. A healthy consumer is a queue with a dead-letter queue
+(14-day retention, maxReceiveCount 5), a raw-delivery subscription, a queue policy that
+allows the topic (aws:SourceArn), and a function reading the queue through a mapping that
+reports batch item failures. A share of the consumers carries one anti-pattern, so every
+rule has work to do. The same seed gives the same repository, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+
+import yaml
+
+FLAWS = (
+    "sns-to-lambda-direct",
+    "raw-delivery-off",
+    "missing-dlq",
+    "dlq-only-on-subscription",
+    "dlq-retention-not-longer",
+    "shared-queue",
+    "visibility-timeout-below-function-timeout",
+)
+FORMATS = ("yaml", "json", "sam", "tf")
+RETENTION_14_DAYS = 1_209_600
+RESOURCES_PER_HEALTHY_CONSUMER = 6  # queue, DLQ, subscription, policy, function, mapping
+
+
+@dataclass(frozen=True)
+class Consumer:
+    name: str
+    flaw: str | None
+
+
+@dataclass(frozen=True)
+class Cell:
+    topic: str
+    consumers: tuple[Consumer, ...]
+
+
+def topology(rng: random.Random, resources: int, flaw_rate: float = 0.2) -> list[Cell]:
+    """Cells totalling about ``resources`` CloudFormation resources (at least one cell)."""
+    cells: list[Cell] = []
+    total = 0
+    while total < resources or not cells:
+        index = len(cells)
+        consumers = []
+        for j in range(rng.randint(1, 4)):
+            flaw = rng.choice(FLAWS) if rng.random() < flaw_rate else None
+            consumers.append(Consumer(f"C{index}x{j}", flaw))
+        cells.append(Cell(f"Topic{index}", tuple(consumers)))
+        total += 1 + RESOURCES_PER_HEALTHY_CONSUMER * len(consumers)
+    return cells
+
+
+# -- CloudFormation -----------------------------------------------------------
+
+class Ref(str):
+    pass
+
+
+class GetAtt(str):
+    pass
+
+
+def _cfn_json_default(value):
+    raise TypeError(value)
+
+
+def _long_form(value):
+    """Short-form helpers to the long form JSON templates use."""
+    if isinstance(value, Ref):
+        return {"Ref": str(value)}
+    if isinstance(value, GetAtt):
+        return {"Fn::GetAtt": str(value).split(".", 1)}
+    if isinstance(value, dict):
+        return {k: _long_form(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_long_form(v) for v in value]
+    return value
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    pass
+
+
+_Dumper.add_representer(Ref, lambda d, v: d.represent_scalar("!Ref", str(v)))
+_Dumper.add_representer(GetAtt, lambda d, v: d.represent_scalar("!GetAtt", str(v)))
+
+
+def _queue_policy(queue: str, topic: str) -> dict:
+    return {
+        "Type": "AWS::SQS::QueuePolicy",
+        "Properties": {
+            "Queues": [Ref(queue)],
+            "PolicyDocument": {
+                "Version": "2012-10-17",
+                "Statement": [{
+                    "Effect": "Allow",
+                    "Principal": {"Service": "sns.amazonaws.com"},
+                    "Action": "sqs:SendMessage",
+                    "Resource": GetAtt(f"{queue}.Arn"),
+                    "Condition": {"ArnEquals": {"aws:SourceArn": Ref(topic)}},
+                }],
+            },
+        },
+    }
+
+
+def _function(timeout: int) -> dict:
+    return {
+        "Type": "AWS::Lambda::Function",
+        "Properties": {
+            "Runtime": "python3.12",
+            "Handler": "index.handler",
+            "Role": Ref("FunctionRoleArn"),
+            "Timeout": timeout,
+            "Code": {"ZipFile": "def handler(event, context):\n    return {}\n"},
+        },
+    }
+
+
+def _mapping(queue: str, function: str) -> dict:
+    return {
+        "Type": "AWS::Lambda::EventSourceMapping",
+        "Properties": {
+            "EventSourceArn": GetAtt(f"{queue}.Arn"),
+            "FunctionName": Ref(function),
+            "BatchSize": 10,
+            "FunctionResponseTypes": ["ReportBatchItemFailures"],
+        },
+    }
+
+
+def cfn_resources(cells: list[Cell], sam: bool = False) -> dict:
+    out: dict = {}
+    for cell in cells:
+        out[cell.topic] = {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": f"{cell.topic.lower()}-events"}}
+        for c in cell.consumers:
+            _cfn_consumer(out, cell.topic, c, sam)
+    return out
+
+
+def _cfn_consumer(out: dict, topic: str, c: Consumer, sam: bool) -> None:
+    name, flaw = c.name, c.flaw
+    fn, queue, dlq = f"{name}Function", f"{name}Queue", f"{name}DLQ"
+    if flaw == "sns-to-lambda-direct":
+        out[fn] = _function(30)
+        out[f"{name}Subscription"] = {"Type": "AWS::SNS::Subscription", "Properties": {
+            "TopicArn": Ref(topic), "Protocol": "lambda", "Endpoint": GetAtt(f"{fn}.Arn")}}
+        out[f"{name}Permission"] = {"Type": "AWS::Lambda::Permission", "Properties": {
+            "FunctionName": Ref(fn), "Action": "lambda:InvokeFunction",
+            "Principal": "sns.amazonaws.com", "SourceArn": Ref(topic)}}
+        return
+    queue_props: dict = {"VisibilityTimeout": 180}
+    if flaw not in ("missing-dlq", "dlq-only-on-subscription"):
+        queue_props["RedrivePolicy"] = {"deadLetterTargetArn": GetAtt(f"{dlq}.Arn"), "maxReceiveCount": 5}
+    if flaw == "visibility-timeout-below-function-timeout":
+        queue_props["VisibilityTimeout"] = 30
+    out[queue] = {"Type": "AWS::SQS::Queue", "Properties": queue_props}
+    if flaw != "missing-dlq":
+        retention = 345_600 if flaw == "dlq-retention-not-longer" else RETENTION_14_DAYS
+        out[dlq] = {"Type": "AWS::SQS::Queue", "Properties": {"MessageRetentionPeriod": retention}}
+    subscription: dict = {"TopicArn": Ref(topic), "Protocol": "sqs", "Endpoint": GetAtt(f"{queue}.Arn")}
+    if flaw != "raw-delivery-off":
+        subscription["RawMessageDelivery"] = True
+    if flaw == "dlq-only-on-subscription":
+        subscription["RedrivePolicy"] = {"deadLetterTargetArn": GetAtt(f"{dlq}.Arn")}
+    out[f"{name}Subscription"] = {"Type": "AWS::SNS::Subscription", "Properties": subscription}
+    out[f"{name}Policy"] = _queue_policy(queue, topic)
+    timeout = 60 if flaw == "visibility-timeout-below-function-timeout" else 30
+    consumers = [fn, f"{name}OtherFunction"] if flaw == "shared-queue" else [fn]
+    for index, function in enumerate(consumers):
+        suffix = "Mapping" if index == 0 else "OtherMapping"
+        if sam:
+            out[function] = {"Type": "AWS::Serverless::Function", "Properties": {
+                "Runtime": "python3.12", "Handler": "index.handler", "InlineCode": "def handler(e, c): return {}",
+                "Timeout": timeout, "Events": {"Queue": {"Type": "SQS", "Properties": {
+                    "Queue": GetAtt(f"{queue}.Arn"), "BatchSize": 10,
+                    "FunctionResponseTypes": ["ReportBatchItemFailures"]}}}}}
+        else:
+            out[function] = _function(timeout)
+            out[f"{name}{suffix}"] = _mapping(queue, function)
+
+
+def cfn_template(cells: list[Cell], sam: bool = False) -> dict:
+    template: dict = {"AWSTemplateFormatVersion": "2010-09-09"}
+    if sam:
+        template["Transform"] = "AWS::Serverless-2016-10-31"
+    template["Description"] = "Synthetic fan-out topology (bench/generate.py)"
+    template["Parameters"] = {"FunctionRoleArn": {"Type": "String", "Default": "arn:aws:iam::123456789012:role/fn"}}
+    template["Resources"] = cfn_resources(cells, sam)
+    return template
+
+
+def render_yaml(template: dict) -> str:
+    return yaml.dump(template, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=200)
+
+
+def render_json(template: dict) -> str:
+    return json.dumps(_long_form(template), indent=2) + "\n"
+
+
+# -- Terraform ----------------------------------------------------------------
+
+def terraform_files(cells: list[Cell]) -> dict[str, str]:
+    """A Terraform unit: topics, queues and subscriptions in one file, functions in another."""
+    messaging, compute = [], []
+    for cell in cells:
+        t = cell.topic.lower()
+        messaging.append(f'resource "aws_sns_topic" "{t}" {{\n  name = "{t}-events"\n}}\n')
+        for c in cell.consumers:
+            _tf_consumer(messaging, compute, t, c)
+    variables = 'variable "function_role_arn" {\n  type    = string\n  default = "arn:aws:iam::123456789012:role/fn"\n}\n'
+    return {"messaging.tf": "\n".join(messaging), "compute.tf": "\n".join(compute), "variables.tf": variables}
+
+
+def _tf_consumer(messaging: list[str], compute: list[str], topic: str, c: Consumer) -> None:
+    name, flaw = c.name.lower(), c.flaw
+    timeout = 60 if flaw == "visibility-timeout-below-function-timeout" else 30
+    compute.append(_tf_function(name, timeout))
+    if flaw == "sns-to-lambda-direct":
+        messaging.append(
+            f'resource "aws_sns_topic_subscription" "{name}" {{\n'
+            f'  topic_arn = aws_sns_topic.{topic}.arn\n  protocol  = "lambda"\n'
+            f'  endpoint  = aws_lambda_function.{name}.arn\n}}\n'
+        )
+        return
+    visibility = 30 if flaw == "visibility-timeout-below-function-timeout" else 180
+    redrive = ""
+    if flaw not in ("missing-dlq", "dlq-only-on-subscription"):
+        redrive = (
+            "  redrive_policy = jsonencode({\n"
+            f"    deadLetterTargetArn = aws_sqs_queue.{name}_dlq.arn\n    maxReceiveCount     = 5\n  }})\n"
+        )
+    messaging.append(
+        f'resource "aws_sqs_queue" "{name}" {{\n  name                       = "{name}"\n'
+        f"  visibility_timeout_seconds = {visibility}\n{redrive}}}\n"
+    )
+    if flaw != "missing-dlq":
+        retention = 345_600 if flaw == "dlq-retention-not-longer" else RETENTION_14_DAYS
+        messaging.append(
+            f'resource "aws_sqs_queue" "{name}_dlq" {{\n  name                      = "{name}-dlq"\n'
+            f"  message_retention_seconds = {retention}\n}}\n"
+        )
+    sub_extra = "" if flaw == "raw-delivery-off" else "  raw_message_delivery = true\n"
+    if flaw == "dlq-only-on-subscription":
+        sub_extra += (
+            f"  redrive_policy = jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}_dlq.arn }})\n"
+        )
+    messaging.append(
+        f'resource "aws_sns_topic_subscription" "{name}" {{\n'
+        f'  topic_arn = aws_sns_topic.{topic}.arn\n  protocol  = "sqs"\n'
+        f"  endpoint  = aws_sqs_queue.{name}.arn\n{sub_extra}}}\n"
+    )
+    messaging.append(
+        f'resource "aws_sqs_queue_policy" "{name}" {{\n  queue_url = aws_sqs_queue.{name}.id\n'
+        "  policy = jsonencode({\n    Version = \"2012-10-17\"\n    Statement = [{\n"
+        '      Effect    = "Allow"\n      Principal = { Service = "sns.amazonaws.com" }\n'
+        f'      Action    = "sqs:SendMessage"\n      Resource  = aws_sqs_queue.{name}.arn\n'
+        f'      Condition = {{ ArnEquals = {{ "aws:SourceArn" = aws_sns_topic.{topic}.arn }} }}\n'
+        "    }]\n  })\n}\n"
+    )
+    functions = [name, f"{name}_other"] if flaw == "shared-queue" else [name]
+    if flaw == "shared-queue":
+        compute.append(_tf_function(f"{name}_other", timeout))
+    for function in functions:
+        compute.append(
+            f'resource "aws_lambda_event_source_mapping" "{function}" {{\n'
+            f"  event_source_arn        = aws_sqs_queue.{name}.arn\n"
+            f"  function_name           = aws_lambda_function.{function}.arn\n"
+            '  batch_size              = 10\n  function_response_types = ["ReportBatchItemFailures"]\n}\n'
+        )
+
+
+def _tf_function(name: str, timeout: int) -> str:
+    return (
+        f'resource "aws_lambda_function" "{name}" {{\n  function_name = "{name}"\n'
+        f'  role          = var.function_role_arn\n  runtime       = "python3.12"\n'
+        f'  handler       = "index.handler"\n  filename      = "lambda.zip"\n  timeout       = {timeout}\n}}\n'
+    )
+
+
+# -- repositories ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Unit:
+    path: str  # a file, or a Terraform directory
+    format: str
+    resources: int
+
+
+def generate_repo(
+    root: str,
+    units: int,
+    resources: int | tuple[int, int],
+    formats: tuple[str, ...] = FORMATS,
+    seed: int = 0,
+    flaw_rate: float = 0.2,
+) -> list[Unit]:
+    """Write ``units`` units under ``root`` (formats in turn), each of about ``resources``
+    resources (or a size drawn from the ``(low, high)`` range). Returns what was written."""
+    rng = random.Random(seed)
+    written = []
+    for index in range(units):
+        fmt = formats[index % len(formats)]
+        size = resources if isinstance(resources, int) else rng.randint(*resources)
+        cells = topology(rng, size, flaw_rate)
+        team = os.path.join(root, f"service{index // 50:03d}")
+        os.makedirs(team, exist_ok=True)
+        if fmt == "tf":
+            path = os.path.join(team, f"stack{index:04d}")
+            os.makedirs(path, exist_ok=True)
+            for name, text in terraform_files(cells).items():
+                with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
+                    handle.write(text)
+        else:
+            template = cfn_template(cells, sam=fmt == "sam")
+            extension = "json" if fmt == "json" else "yaml"
+            path = os.path.join(team, f"stack{index:04d}.{extension}")
+            text = render_json(template) if fmt == "json" else render_yaml(template)
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        count = sum(1 + RESOURCES_PER_HEALTHY_CONSUMER * len(c.consumers) for c in cells)
+        written.append(Unit(path, fmt, count))
+    return written
+
+
+def unit_files(units: list[Unit]) -> list[str]:
+    """Every file of the units: templates, and the ``.tf`` files of Terraform directories."""
+    files = []
+    for unit in units:
+        if os.path.isdir(unit.path):
+            files.extend(sorted(os.path.join(unit.path, f) for f in os.listdir(unit.path) if f.endswith(".tf")))
+        else:
+            files.append(unit.path)
+    return files
