@@ -97,8 +97,12 @@ class _Reader:
     def __init__(self, path: str, text: str, where: str):
         self.path, self.lines, self.where = path, text.splitlines(), where
 
-    def error(self, key: str, message: str) -> ConfigError:
-        pattern = re.compile(r"^\s*(\[\s*[^\]]*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
+    def error(self, key: str, message: str, quoted: bool = False) -> ConfigError:
+        """``key`` is a key or table name, or with ``quoted`` a string value."""
+        if quoted:
+            pattern = re.compile(r"[\"']" + re.escape(key) + r"[\"']")
+        else:
+            pattern = re.compile(r"^\s*(\[\s*[^\]]*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
         for number, line in enumerate(self.lines, start=1):
             if pattern.search(line):
                 return ConfigError(f"{self.path}:{number}: {message}")
@@ -145,15 +149,15 @@ def _strings(value: Any, key: str, reader: _Reader) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _rule(key: str, section: str, reader: _Reader, rules: tuple[Rule, ...]) -> Rule:
+def _rule(key: str, section: str, reader: _Reader, rules: tuple[Rule, ...], quoted: bool = False) -> Rule:
     rule = find_rule(rules, key)
     if rule is None:
-        raise reader.error(key, f"unknown rule {key!r} in {section!r} (see `fanout-lint rules`)")
+        raise reader.error(key, f"unknown rule {key!r} in {section!r} (see `fanout-lint rules`)", quoted)
     return rule
 
 
 def _rule_ids(value: Any, key: str, reader: _Reader, rules: tuple[Rule, ...]) -> tuple[str, ...]:
-    return tuple(_rule(name, key, reader, rules).id for name in _strings(value, key, reader))
+    return tuple(_rule(name, key, reader, rules, quoted=True).id for name in _strings(value, key, reader))
 
 
 def _severity(value: Any, key: str, reader: _Reader) -> Severity:

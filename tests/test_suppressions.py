@@ -1,0 +1,144 @@
+"""Inline suppressions in CloudFormation Metadata: reasons, expiry, unknown rules, --show-suppressed."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+
+from fanout_lint.cli import main
+from fanout_lint.engine import lint_paths
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.settings import Settings
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "cfn_fires.yaml")
+
+
+def _template(tmp_path, metadata: str) -> str:
+    """The shared-queue fixture with ``metadata`` (YAML lines) on its OrdersQueue."""
+    with open(FIXTURE, encoding="utf-8") as handle:
+        text = handle.read()
+    indented = "".join(f"    {line}\n" for line in metadata.strip("\n").splitlines())
+    text = text.replace("    Type: AWS::SQS::Queue\n", "    Type: AWS::SQS::Queue\n" + indented, 1)
+    path = tmp_path / "template.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _lint(path: str, today=datetime.date(2026, 6, 1)):
+    return lint_paths([path], ALL_RULES, Settings(select=("shared-queue",), today=today))
+
+
+def test_a_suppression_with_a_reason_hides_the_finding(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - rule: shared-queue
+        reason: the two consumers are blue/green copies of one service
+""")
+    result = _lint(path)
+    assert result.findings == []
+    assert [s.finding.rule for s in result.suppressed] == ["FL201"]
+    assert result.suppressed[0].suppression.reason.startswith("the two consumers")
+    assert result.notices == []
+
+
+def test_plain_ids_take_the_section_reason_and_ids_match_case_insensitively(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore: [fl201]
+    reason: migration in progress
+""")
+    result = _lint(path)
+    assert result.findings == [] and len(result.suppressed) == 1
+
+
+def test_a_suppression_without_reason_is_not_applied_and_says_so(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore: [shared-queue]
+""")
+    result = _lint(path)
+    assert [f.rule for f in result.findings] == ["FL201"]
+    assert len(result.notices) == 1
+    assert "no reason" in result.notices[0].message
+    assert result.notices[0].loc.line == 9  # the `ignore:` entry itself
+
+
+def test_an_expired_suppression_stops_suppressing_and_is_reported(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - {rule: FL201, reason: temporary, until: 2026-03-31}
+""")
+    before = _lint(path, today=datetime.date(2026, 3, 31))  # the until day itself still suppresses
+    assert before.findings == [] and before.notices == []
+    after = _lint(path, today=datetime.date(2026, 4, 1))
+    assert [f.rule for f in after.findings] == ["FL201"]
+    assert after.suppressed == []
+    assert ["expired on 2026-03-31" in n.message for n in after.notices] == [True]
+
+
+def test_a_bad_until_date_is_reported_and_not_applied(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - {rule: FL201, reason: temporary, until: next spring}
+""")
+    result = _lint(path)
+    assert len(result.findings) == 1
+    assert "not a date" in result.notices[0].message
+
+
+def test_a_suppression_naming_an_unknown_rule_is_reported(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - {rule: shared-queues, reason: typo}
+""")
+    result = _lint(path)
+    assert len(result.findings) == 1
+    assert "unknown rule 'shared-queues'" in result.notices[0].message
+
+
+def test_a_suppression_of_another_rule_does_not_hide_this_one(tmp_path):
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - {rule: missing-dlq, reason: not this one}
+""")
+    result = _lint(path)
+    assert [f.rule for f in result.findings] == ["FL201"] and result.notices == []
+
+
+def test_cli_show_suppressed_lists_reasons_and_notices_go_to_stderr(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = _template(tmp_path, """
+Metadata:
+  fanout-lint:
+    ignore:
+      - {rule: shared-queue, reason: blue/green}
+      - {rule: no-such-rule, reason: typo}
+""")
+    assert main([path, "--select", "shared-queue"]) == 0
+    out, err = capsys.readouterr()
+    assert "[suppressed]" not in out and "1 suppressed inline" in out
+    assert "warning: suppression names unknown rule 'no-such-rule'" in err
+
+    assert main([path, "--select", "shared-queue", "--show-suppressed"]) == 0
+    out, _ = capsys.readouterr()
+    assert "FL201 [suppressed]" in out and "-- blue/green" in out
+
+    assert main([path, "--select", "shared-queue", "--show-suppressed", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["findings"] == []
+    assert document["suppressed"][0]["suppression"]["reason"] == "blue/green"
+    assert "no-such-rule" in document["notices"][0]["message"]
+
