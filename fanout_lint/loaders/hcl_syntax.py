@@ -1,0 +1,461 @@
+"""HCL text into a small syntax tree the Terraform loader evaluates.
+
+python-hcl2 parses; we read its raw Lark tree (not its dict serialization, which turns
+every expression back into ``"${...}"`` text we would have to parse again) and keep only
+what evaluation needs: blocks with labels and lines, attributes, expressions, and the
+comments (for inline suppressions). Constructs we do not evaluate (``for`` expressions,
+splats, template directives) become ``Opaque`` and evaluate to unknown.
+
+The grammar is built once per process (python-hcl2 caches its parser), and this module
+is imported only when a run has Terraform.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Union
+
+from lark import Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from hcl2.api import parses_to_tree
+
+MAX_DEPTH = 200  # deeper expressions are hostile input, not Terraform
+
+
+class HclError(Exception):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+# -- expressions ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Literal:
+    value: object  # str, int, float, bool or None
+
+
+@dataclass(frozen=True)
+class Template:
+    """A quoted string or heredoc: text and interpolated expressions."""
+
+    parts: tuple  # of str | Expr
+
+
+@dataclass(frozen=True)
+class Name:
+    """A bare identifier: ``var``, ``local``, ``aws_sqs_queue``, ``count``, ..."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class GetAttr:
+    obj: "Expr"
+    name: str
+
+
+@dataclass(frozen=True)
+class Index:
+    obj: "Expr"
+    key: "Expr"
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    args: tuple
+    expand: bool = False  # f(list...)
+
+
+@dataclass(frozen=True)
+class Binary:
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True)
+class Unary:
+    op: str
+    operand: "Expr"
+
+
+@dataclass(frozen=True)
+class Conditional:
+    condition: "Expr"
+    then: "Expr"
+    otherwise: "Expr"
+
+
+@dataclass(frozen=True)
+class TupleExpr:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class ObjectExpr:
+    items: tuple  # of (key Expr, value Expr)
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """Syntax we do not evaluate; always unknown."""
+
+    reason: str
+
+
+Expr = Union[Literal, Template, Name, GetAttr, Index, Call, Binary, Unary, Conditional, TupleExpr, ObjectExpr, Opaque]
+
+
+# -- structure -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    expr: Expr
+    line: int
+
+
+@dataclass(frozen=True)
+class Block:
+    type: str
+    labels: tuple[str, ...]
+    body: "Body"
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class Body:
+    attributes: dict = field(default_factory=dict)  # name -> Attribute
+    blocks: tuple[Block, ...] = ()
+
+    def blocks_of(self, kind: str) -> list[Block]:
+        return [b for b in self.blocks if b.type == kind]
+
+
+@dataclass(frozen=True)
+class Comment:
+    line: int
+    text: str  # without the comment marker
+
+
+@dataclass(frozen=True)
+class HclFile:
+    path: str
+    body: Body
+    comments: tuple[Comment, ...]
+
+
+def parse_hcl(text: str, path: str) -> HclFile:
+    """Parse one ``.tf`` or ``.tfvars`` file; ``HclError`` with a line when it is not HCL."""
+    try:
+        tree = parses_to_tree(text)
+    except UnexpectedInput as exc:
+        raise HclError(_describe_error(exc), _line(exc), _column(exc)) from None
+    except LarkError as exc:
+        raise HclError(f"invalid HCL: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise HclError("invalid HCL: nesting too deep") from None
+    try:
+        body = _body(tree.children[0], 0)
+    except RecursionError:
+        raise HclError("invalid HCL: nesting too deep") from None
+    return HclFile(path, body, tuple(_comments(tree)))
+
+
+def parse_expression(text: str) -> Expr:
+    """One expression, for interpolations inside heredocs."""
+    tree = parses_to_tree(f"x = {text}\n")
+    attribute = next(c for c in tree.children[0].children if isinstance(c, Tree) and c.data == "attribute")
+    return _expr(_parts(attribute)[-1], 0)
+
+
+def _describe_error(exc: UnexpectedInput) -> str:
+    if isinstance(exc, UnexpectedEOF):
+        return "invalid HCL: unexpected end of file"
+    if isinstance(exc, UnexpectedToken):
+        token = exc.token
+        if token.type == "$END":
+            return "invalid HCL: unexpected end of file (a closing brace or quote is missing)"
+        shown = str(token).strip().splitlines()[0] if str(token).strip() else ""
+        if not shown:
+            return "invalid HCL: unexpected end of line"
+        return f"invalid HCL: unexpected {shown[:40]!r}"
+    if isinstance(exc, UnexpectedCharacters):
+        return f"invalid HCL: unexpected character {exc.char!r}"
+    return "invalid HCL"
+
+
+def _line(exc: UnexpectedInput) -> int | None:
+    line = getattr(exc, "line", None)
+    return line if isinstance(line, int) and line > 0 else None
+
+
+def _column(exc: UnexpectedInput) -> int | None:
+    column = getattr(exc, "column", None)
+    return column if isinstance(column, int) and column > 0 else None
+
+
+def _comments(tree: Tree) -> list[Comment]:
+    found = []
+    for token in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NL_OR_COMMENT"):
+        text = str(token).strip()
+        if text.startswith("#"):
+            found.append(Comment(token.line, text[1:].strip()))
+        elif text.startswith("//"):
+            found.append(Comment(token.line, text[2:].strip()))
+        elif text.startswith("/*"):
+            for offset, line in enumerate(text[2:-2].splitlines()):
+                found.append(Comment(token.line + offset, line.strip()))
+    return found
+
+
+def _is_layout(child) -> bool:
+    return isinstance(child, Tree) and child.data == "new_line_or_comment"
+
+
+def _parts(tree: Tree) -> list:
+    return [c for c in tree.children if not _is_layout(c)]
+
+
+def _name_of(node) -> str:
+    """Text of an identifier, keyword or literal used as a name."""
+    if isinstance(node, Token):
+        return str(node)
+    if isinstance(node, Tree):
+        if node.data == "string":
+            return "".join(_unescape(str(p.children[0])) for p in node.children if isinstance(p, Tree))
+        return "".join(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+    return str(node)
+
+
+def _body(tree: Tree, depth: int) -> Body:
+    attributes: dict[str, Attribute] = {}
+    blocks: list[Block] = []
+    for child in _parts(tree):
+        if child.data == "attribute":
+            parts = _parts(child)
+            name = _name_of(parts[0])
+            attributes[name] = Attribute(name, _expr(parts[-1], depth + 1), child.meta.line)
+        elif child.data == "block":
+            parts = [p for p in _parts(child) if not isinstance(p, Token)]
+            header, body = parts[:-1], parts[-1]
+            blocks.append(Block(
+                type=_name_of(header[0]),
+                labels=tuple(_name_of(h) for h in header[1:]),
+                body=_body(body, depth + 1),
+                line=child.meta.line,
+                end_line=child.meta.end_line,
+            ))
+    return Body(attributes, tuple(blocks))
+
+
+_BINARY_WRAPPERS = ("binary_op",)
+
+
+def _expr(node, depth: int) -> Expr:
+    if depth > MAX_DEPTH:
+        raise HclError("invalid HCL: expression nested too deeply")
+    if isinstance(node, Token):
+        return Literal(str(node))
+    kind = node.data
+    parts = _parts(node)
+    if kind == "expr_term":
+        inner = [p for p in parts if not isinstance(p, Token)]  # drops ( and )
+        return _expr(inner[0], depth + 1)
+    if kind == "int_lit":
+        return Literal(int(str(parts[0])))
+    if kind == "float_lit":
+        return Literal(float(str(parts[0])))
+    if kind == "literal_value":
+        return Literal({"true": True, "false": False, "null": None}[str(parts[0])])
+    if kind == "identifier":
+        return Name(str(parts[0]))
+    if kind == "string":
+        return _string(parts, depth)
+    if kind in ("heredoc_template", "heredoc_template_trim"):
+        return _heredoc(str(parts[0]), kind == "heredoc_template_trim")
+    if kind == "conditional":
+        exprs = [p for p in parts if not isinstance(p, Token)]
+        return Conditional(*(_expr(e, depth + 1) for e in exprs))
+    if kind == "binary_op":
+        left, term = parts[0], parts[1]
+        term_parts = _parts(term)
+        operator = _name_of(term_parts[0]).strip()
+        return Binary(operator, _expr(left, depth + 1), _expr(term_parts[-1], depth + 1))
+    if kind == "unary_op":
+        return Unary(str(parts[0]), _expr(parts[1], depth + 1))
+    if kind == "tuple":
+        items = [p for p in parts if not isinstance(p, Token)]
+        return TupleExpr(tuple(_expr(i, depth + 1) for i in items))
+    if kind == "object":
+        items = []
+        for elem in (p for p in parts if isinstance(p, Tree) and p.data == "object_elem"):
+            elem_parts = _parts(elem)
+            items.append((_object_key(elem_parts[0], depth), _expr(elem_parts[-1], depth + 1)))
+        return ObjectExpr(tuple(items))
+    if kind == "function_call":
+        names = [p for p in parts if isinstance(p, Tree) and p.data == "identifier"]
+        args_tree = next((p for p in parts if isinstance(p, Tree) and p.data == "arguments"), None)
+        args: tuple = ()
+        expand = False
+        if args_tree is not None:
+            arg_parts = _parts(args_tree)
+            expand = any(isinstance(p, Token) and p.type == "ELLIPSIS" for p in arg_parts)
+            args = tuple(_expr(a, depth + 1) for a in arg_parts if not isinstance(a, Token))
+        return Call("::".join(_name_of(n) for n in names), args, expand)
+    if kind == "get_attr_expr_term":
+        obj, attr = parts
+        return GetAttr(_expr(obj, depth + 1), _name_of(_parts(attr)[-1]))
+    if kind == "index_expr_term":
+        obj, index = parts
+        index_parts = _parts(index)
+        if index.data == "short_index":
+            key: Expr = Literal(int(str(index_parts[-1])))
+        else:
+            key = _expr([p for p in index_parts if not isinstance(p, Token)][0], depth + 1)
+        return Index(_expr(obj, depth + 1), key)
+    if kind in ("attr_splat_expr_term", "full_splat_expr_term"):
+        return Opaque("splat expression")
+    if kind in ("for_tuple_expr", "for_object_expr"):
+        return Opaque("for expression")
+    if kind == "template_string":
+        return Opaque("template directive")
+    return Opaque(f"{kind} is not evaluated")
+
+
+def _object_key(node: Tree, depth: int) -> Expr:
+    inner = _parts(node)[0]
+    if isinstance(inner, Tree) and inner.data == "keyword":
+        return Literal(_name_of(inner))
+    if isinstance(inner, Tree) and inner.data == "expr_term":
+        term = [p for p in _parts(inner) if not isinstance(p, Token)]
+        # A bare name as an object key is the key text, not a reference.
+        if len(_parts(inner)) == 1 and isinstance(term[0], Tree) and term[0].data == "identifier":
+            return Literal(_name_of(term[0]))
+    return _expr(inner, depth + 1)
+
+
+def _string(parts: list, depth: int) -> Expr:
+    pieces: list = []
+    for part in parts:
+        if isinstance(part, Token):  # the quotes
+            continue
+        child = part.children[0]
+        if isinstance(child, Token):
+            if child.type == "ESCAPED_INTERPOLATION":
+                pieces.append(str(child)[1:])
+            elif child.type == "ESCAPED_DIRECTIVE":
+                pieces.append(str(child)[1:])
+            else:
+                pieces.append(_unescape(str(child)))
+        elif child.data == "interpolation":
+            expr_node = [p for p in _parts(child) if not isinstance(p, Token)][0]
+            pieces.append(_expr(expr_node, depth + 1))
+        else:
+            return Opaque("template directive")
+    return _template(pieces)
+
+
+def _template(pieces: list) -> Expr:
+    merged: list = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] += piece
+        elif piece != "":
+            merged.append(piece)
+    if not merged:
+        return Literal("")
+    if len(merged) == 1 and isinstance(merged[0], str):
+        return Literal(merged[0])
+    return Template(tuple(merged))
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+
+
+def _unescape(text: str) -> str:
+    def replace(match: re.Match) -> str:
+        code = match.group(1)
+        if code[0] in "uU" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, match.group(0))
+
+    return _ESCAPE.sub(replace, text)
+
+
+def _heredoc(token: str, trim: bool) -> Expr:
+    lines = token.split("\n")
+    body_lines = lines[1:-2]  # drop the <<EOT line, the closing marker and the final ""
+    if trim:
+        indents = [len(line) - len(line.lstrip(" \t")) for line in body_lines if line.strip()]
+        cut = min(indents) if indents else 0
+        body_lines = [line[cut:] for line in body_lines]
+    text = "\n".join(body_lines) + ("\n" if body_lines else "")
+    return _template_text(text)
+
+
+def _template_text(text: str) -> Expr:
+    """Text with ``${...}`` interpolations (heredoc bodies arrive unparsed)."""
+    pieces: list = []
+    position = 0
+    while True:
+        start = _next_marker(text, position)
+        if start is None:
+            pieces.append(text[position:])
+            break
+        marker, index = start
+        if marker in ("$${", "%%{"):
+            pieces.append(text[position:index] + marker[1:])
+            position = index + 3
+            continue
+        if marker == "%{":
+            return Opaque("template directive")
+        end = _closing_brace(text, index + 2)
+        if end is None:
+            return Opaque("unterminated interpolation")
+        pieces.append(text[position:index])
+        try:
+            pieces.append(parse_expression(text[index + 2:end]))
+        except (LarkError, HclError, StopIteration, IndexError, RecursionError):
+            return Opaque("interpolation we cannot parse")
+        position = end + 1
+    return _template(pieces)
+
+
+_MARKER = re.compile(r"\$\$\{|%%\{|\$\{|%\{")
+
+
+def _next_marker(text: str, position: int):
+    match = _MARKER.search(text, position)
+    return (match.group(0), match.start()) if match else None
+
+
+def _closing_brace(text: str, start: int) -> int | None:
+    depth = 0
+    in_string = False
+    index = start
+    while index < len(text):
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return index
+            depth -= 1
+        index += 1
+    return None

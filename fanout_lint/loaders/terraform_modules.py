@@ -1,0 +1,555 @@
+"""A Terraform directory and its local modules, as scopes the evaluator can ask.
+
+The root directory is one unit: every ``*.tf`` file in it, with ``terraform.tfvars`` and
+``*.auto.tfvars`` (and their ``.json`` forms) applied to the root variables. A ``module``
+block whose ``source`` is a local path (``./x``, ``../x``) is loaded from that directory,
+its variables set from the block's arguments; its resources get addresses such as
+``module.billing.aws_sqs_queue.this``. Any other source (registry, git, URL) is opaque:
+its outputs are unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from fanout_lint.findings import LoadError
+from fanout_lint.loaders.hcl_expressions import (
+    Evaluator,
+    Hole,
+    Ref,
+    access,
+    embed,
+    encode_json,
+)
+from fanout_lint.loaders.hcl_syntax import (
+    Attribute,
+    Block,
+    Call,
+    Expr,
+    HclError,
+    HclFile,
+    ObjectExpr,
+    parse_hcl,
+)
+from fanout_lint.loaders.source import ParseError, decode
+from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
+
+MAX_MODULE_DEPTH = 16
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+# A file that fails to parse but mentions none of these cannot change the graph, so the
+# rest of its unit is still linted; otherwise the unit is reported and not linted.
+_RELEVANT = re.compile(
+    r"aws_sns_|aws_sqs_|aws_lambda_|aws_iam_policy_document|aws_cloudwatch_event_target|"
+    r"aws_scheduler_|\bmodule\b|\blocals\b|\bvariable\b|\boutput\b"
+)
+
+
+@dataclass
+class Resource:
+    """One ``resource`` or ``data`` block, wherever it is in the module tree."""
+
+    address: str
+    type: str
+    name: str
+    block: Block
+    file: str
+    module: "Module"
+    mode: str = "managed"  # managed | data
+
+
+@dataclass
+class UnitState:
+    path: str
+    errors: list[LoadError] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    comments: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> line -> text
+    resources: dict[str, Resource] = field(default_factory=dict)  # address -> resource
+    incomplete: bool = False  # a broken file may hold what the rules need
+    resolving: set = field(default_factory=set)
+
+
+def load_unit(path: str) -> tuple[UnitState, "Module | None"]:
+    unit = UnitState(path)
+    files = _read_dir(unit, path, root=True)
+    tfvars = _read_tfvars(unit, path)
+    if unit.incomplete:
+        return unit, None
+    root = Module(unit, path, "", files, inputs={}, tfvars=tfvars, chain=(os.path.realpath(path),))
+    return unit, root
+
+
+def _read_dir(unit: UnitState, directory: str, root: bool) -> list[HclFile]:
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".tf"))
+    except OSError as exc:
+        unit.errors.append(LoadError(directory, None, f"cannot read directory: {exc.strerror or exc}"))
+        unit.incomplete = True
+        return []
+    parsed = []
+    for name in names:
+        file = os.path.join(directory, name)
+        result = _parse_file(unit, file)
+        if result is not None:
+            parsed.append(result)
+    return parsed
+
+
+def _parse_file(unit: UnitState, file: str) -> HclFile | None:
+    try:
+        with open(file, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        unit.errors.append(LoadError(file, None, f"cannot read: {exc.strerror or exc}"))
+        unit.incomplete = True
+        return None
+    try:
+        if len(data) > MAX_FILE_BYTES:
+            raise ParseError(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        text = decode(data)
+        hcl = parse_hcl(text, file)
+    except (ParseError, HclError) as exc:
+        text = data.decode("utf-8", errors="replace")
+        message = exc.message
+        if _RELEVANT.search(text):
+            unit.incomplete = True
+            message += " (the unit is not linted: this file may declare what the rules need)"
+        unit.errors.append(LoadError(file, exc.line, message, exc.column))
+        return None
+    unit.files.append(file)
+    unit.comments[file] = {c.line: c.text for c in hcl.comments}
+    return hcl
+
+
+def _read_tfvars(unit: UnitState, directory: str) -> dict[str, Value]:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return {}
+    # Terraform's order: terraform.tfvars, then *.auto.tfvars in lexical order.
+    ordered = [n for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
+    ordered += sorted(n for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json")))
+    values: dict[str, Value] = {}
+    for name in ordered:
+        file = os.path.join(directory, name)
+        if name.endswith(".json"):
+            loaded = _json_tfvars(unit, file)
+        else:
+            hcl = _parse_file(unit, file)
+            if hcl is None:
+                unit.incomplete = True
+                continue
+            evaluator = Evaluator(_NoScope())
+            loaded = {n: evaluator.eval(a.expr) for n, a in hcl.body.attributes.items()}
+        for key, value in loaded.items():
+            values[key] = _as_variable(value, key)
+    return values
+
+
+def _json_tfvars(unit: UnitState, file: str) -> dict[str, Value]:
+    try:
+        with open(file, "rb") as handle:
+            data = json.loads(decode(handle.read(MAX_FILE_BYTES)))
+    except (OSError, ValueError, ParseError, RecursionError) as exc:
+        unit.errors.append(LoadError(file, getattr(exc, "lineno", None), f"invalid tfvars JSON: {exc}"))
+        unit.incomplete = True
+        return {}
+    unit.files.append(file)
+    return {k: Known(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _as_variable(value: Value, name: str) -> Value:
+    options = candidates(value)
+    if options is None:
+        return value
+    tagged = [Known(o.value, VARIABLE, name) for o in options]
+    return tagged[0] if len(tagged) == 1 else OneOf(tuple(tagged))
+
+
+class _NoScope:
+    """tfvars and variable defaults cannot refer to anything."""
+
+    def lookup(self, root: str, steps: tuple) -> Value:
+        return Unknown(f"{root} cannot be referenced here")
+
+    def configured(self, ref: Ref) -> Value:
+        return Unknown("known after apply")
+
+
+class Module:
+    def __init__(self, unit: UnitState, directory: str, prefix: str, files: list[HclFile],
+                 inputs: dict, tfvars: dict[str, Value], chain: tuple[str, ...]):
+        self.unit = unit
+        self.directory = directory
+        self.prefix = prefix  # "" or "module.billing."
+        self.inputs = inputs  # variable name -> (Expr, parent Module)
+        self.tfvars = tfvars
+        self.variables: dict[str, Block] = {}
+        self.locals: dict[str, Attribute] = {}
+        self.outputs: dict[str, Attribute] = {}
+        self.calls: dict[str, Block] = {}
+        self.children: dict[str, Module | None] = {}
+        self.resources: dict[str, Resource] = {}  # "type.name" -> managed resource
+        self.data: dict[str, Resource] = {}  # "type.name" -> data source
+        self._values: dict[tuple[str, str], Value] = {}
+        self._busy: set[tuple[str, str]] = set()
+        self.evaluator = Evaluator(self)
+        for hcl in files:
+            self._collect(hcl)
+        for name, block in self.calls.items():
+            self.children[name] = self._child(name, block, chain)
+
+    def _collect(self, hcl: HclFile) -> None:
+        for block in hcl.body.blocks:
+            if block.type == "resource" and len(block.labels) == 2:
+                key = ".".join(block.labels)
+                resource = Resource(self.prefix + key, block.labels[0], block.labels[1], block, hcl.path, self)
+                self.resources.setdefault(key, resource)
+                self.unit.resources.setdefault(resource.address, resource)
+            elif block.type == "data" and len(block.labels) == 2:
+                key = ".".join(block.labels)
+                address = f"{self.prefix}data.{key}"
+                self.data.setdefault(key, Resource(address, block.labels[0], block.labels[1], block, hcl.path, self, "data"))
+            elif block.type == "variable" and block.labels:
+                self.variables[block.labels[0]] = block
+            elif block.type == "locals":
+                self.locals.update(block.body.attributes)
+            elif block.type == "output" and block.labels:
+                attribute = block.body.attributes.get("value")
+                if attribute is not None:
+                    self.outputs[block.labels[0]] = attribute
+            elif block.type == "module" and block.labels:
+                self.calls[block.labels[0]] = block
+
+    def _child(self, name: str, block: Block, chain: tuple[str, ...]) -> "Module | None":
+        source = block.body.attributes.get("source")
+        value = self.evaluator.eval(source.expr) if source is not None else Unknown("no source")
+        if not (isinstance(value, Known) and isinstance(value.value, str)):
+            return None
+        if not value.value.startswith(("./", "../")):
+            return None  # registry, git or URL: opaque
+        directory = os.path.normpath(os.path.join(self.directory, value.value))
+        real = os.path.realpath(directory)
+        if real in chain or len(chain) > MAX_MODULE_DEPTH:
+            self.unit.errors.append(LoadError(
+                _file_of(self, block), block.line, f"module {name} includes itself (source {value.value})"
+            ))
+            return None
+        if not os.path.isdir(directory):
+            self.unit.errors.append(LoadError(
+                _file_of(self, block), block.line, f"module {name}: no directory {value.value}"
+            ))
+            self.unit.incomplete = True
+            return None
+        files = _read_dir(self.unit, directory, root=False)
+        inputs = {
+            key: (attribute.expr, self)
+            for key, attribute in block.body.attributes.items()
+            if key not in ("source", "version", "count", "for_each", "providers", "depends_on")
+        }
+        return Module(self.unit, directory, f"{self.prefix}module.{name}.", files, inputs, {}, chain + (real,))
+
+    # -- Scope ---------------------------------------------------------------
+    def lookup(self, root: str, steps: tuple) -> Value:
+        if root == "var":
+            name, rest = _first_attr(steps)
+            return access(self.variable(name), rest) if name else Unknown("var")
+        if root == "local":
+            name, rest = _first_attr(steps)
+            return access(self.local(name), rest) if name else Unknown("local")
+        if root == "module":
+            return self._module_output(steps)
+        if root == "data":
+            return self._data(steps)
+        if root == "path":
+            return Known(self.directory)
+        if root in ("count", "each", "self", "terraform"):
+            return Unknown(f"{root} is not known here")
+        return self._resource_ref(root, steps)
+
+    def configured(self, ref: Ref) -> Value:
+        resource = self.unit.resources.get(ref.address)
+        if resource is None or not ref.attribute:
+            return Unknown("known after apply")
+        attribute = resource.block.body.attributes.get(ref.attribute)
+        if attribute is None:
+            return Unknown(f"{ref.address}.{ref.attribute} is known after apply")
+        key = (ref.address, ref.attribute)
+        if key in self.unit.resolving:
+            return Unknown("reference cycle")
+        self.unit.resolving.add(key)
+        try:
+            scope = instance_scope(resource)
+            return scope.evaluator.resolved(scope.evaluator.eval(attribute.expr))
+        finally:
+            self.unit.resolving.discard(key)
+
+    def variable(self, name: str) -> Value:
+        return self._memo("var", name, lambda: self._variable(name))
+
+    def _variable(self, name: str) -> Value:
+        block = self.variables.get(name)
+        if block is None:
+            return Unknown(f"variable {name} is not declared")
+        detail = name if not self.prefix else f"{self.prefix}{name}"
+        if name in self.tfvars:
+            value = self.tfvars[name]
+        elif name in self.inputs:
+            expr, parent = self.inputs[name]
+            value = parent.evaluator.eval(expr)
+        elif "default" in block.body.attributes:
+            value = _as_variable(Evaluator(_NoScope()).eval(block.body.attributes["default"].expr), detail)
+        else:
+            return Unknown(f"variable {name} has no value")
+        type_attr = block.body.attributes.get("type")
+        if type_attr is not None:
+            value = _typed(value, type_attr.expr)
+        return value
+
+    def local(self, name: str) -> Value:
+        attribute = self.locals.get(name)
+        if attribute is None:
+            return Unknown(f"local {name} is not declared")
+        return self._memo("local", name, lambda: self.evaluator.eval(attribute.expr))
+
+    def output(self, name: str) -> Value:
+        attribute = self.outputs.get(name)
+        if attribute is None:
+            return Unknown(f"output {name} is not declared")
+        return self._memo("output", name, lambda: self.evaluator.eval(attribute.expr))
+
+    def _memo(self, kind: str, name: str, compute) -> Value:
+        key = (kind, name)
+        if key in self._values:
+            return self._values[key]
+        if key in self._busy:
+            return Unknown(f"{kind} {name} refers to itself")
+        self._busy.add(key)
+        try:
+            value = compute()
+        finally:
+            self._busy.discard(key)
+        self._values[key] = value
+        return value
+
+    def _module_output(self, steps: tuple) -> Value:
+        name, rest = _first_attr(steps)
+        if name not in self.calls:
+            return Unknown(f"module {name} is not declared")
+        rest = _skip_indexes(rest)
+        child = self.children.get(name)
+        output, rest = _first_attr(rest)
+        if child is None:
+            return Unknown(f"module.{name}.{output} is an output of a module we do not load")
+        if not output:
+            return Unknown(f"module.{name}")
+        return access(child.output(output), rest)
+
+    def _data(self, steps: tuple) -> Value:
+        kind, rest = _first_attr(steps)
+        name, rest = _first_attr(rest)
+        resource = self.data.get(f"{kind}.{name}")
+        if resource is None:
+            return Unknown(f"data.{kind}.{name} is not declared")
+        attribute, rest = _first_attr(_skip_indexes(rest))
+        if kind == "aws_iam_policy_document" and attribute in ("json", "minified_json"):
+            document = policy_document(resource)
+            if not isinstance(document, Known):
+                return document
+            return Known(encode_json(document.value))
+        return Unknown(f"data.{kind}.{name}.{attribute} is read at plan time")
+
+    def _resource_ref(self, root: str, steps: tuple) -> Value:
+        name, rest = _first_attr(steps)
+        resource = self.resources.get(f"{root}.{name}")
+        if resource is None:
+            return Unknown(f"{root}.{name} is not declared in this configuration")
+        attribute, rest = _first_attr(_skip_indexes(rest))
+        if rest:
+            return Unknown(f"{resource.address}.{attribute}... is known after apply")
+        return Known(Ref(resource.address, attribute or ""))
+
+
+class Instance:
+    """The scope of one resource block: ``count.index`` and ``each`` are known there."""
+
+    def __init__(self, module: Module, count: Value | None, for_each: Value | None):
+        self.module = module
+        self.count = count
+        self.for_each = for_each
+        self.evaluator = Evaluator(self)
+
+    def lookup(self, root: str, steps: tuple) -> Value:
+        if root == "count" and self.count is not None:
+            name, rest = _first_attr(steps)
+            number = self.count.value if isinstance(self.count, Known) else None
+            if name == "index" and isinstance(number, int) and 0 < number <= 16:
+                return choice([Known(i) for i in range(number)])
+            return Unknown("count.index")
+        if root == "each" and self.for_each is not None:
+            name, rest = _first_attr(steps)
+            items = _instances(self.for_each)
+            if items is None or name not in ("key", "value"):
+                return Unknown("each")
+            picked = [Known(k if name == "key" else v) for k, v in items]
+            return access(choice(picked), rest)
+        return self.module.lookup(root, steps)
+
+    def configured(self, ref: Ref) -> Value:
+        return self.module.configured(ref)
+
+
+def instance_scope(resource: Resource) -> Instance:
+    attributes = resource.block.body.attributes
+    count = resource.module.evaluator.resolved(resource.module.evaluator.eval(attributes["count"].expr)) if "count" in attributes else None
+    for_each = resource.module.evaluator.eval(attributes["for_each"].expr) if "for_each" in attributes else None
+    return Instance(resource.module, count, for_each)
+
+
+def exists(resource: Resource) -> bool:
+    """False when ``count`` is provably 0 or ``for_each`` provably empty."""
+    scope = instance_scope(resource)
+    if isinstance(scope.count, Known) and scope.count.value == 0:
+        return False
+    if isinstance(scope.for_each, Known) and scope.for_each.value in ([], {}):
+        return False
+    return True
+
+
+def _instances(for_each: Value) -> list | None:
+    if not isinstance(for_each, Known):
+        return None
+    value = for_each.value
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        items = [(v, v) for v in value]
+    else:
+        return None
+    if not items or len(items) > 16 or any(isinstance(v, Hole) for _, v in items):
+        return None
+    return items
+
+
+def _first_attr(steps: tuple) -> tuple[str | None, tuple]:
+    if steps and steps[0][0] == "attr":
+        return steps[0][1], steps[1:]
+    return None, steps
+
+
+def _skip_indexes(steps: tuple) -> tuple:
+    while steps and steps[0][0] == "index":
+        steps = steps[1:]
+    return steps
+
+
+def _file_of(module: Module, block: Block) -> str:
+    for resource in module.resources.values():
+        if resource.block is block:
+            return resource.file
+    return module.directory
+
+
+# -- variable types --------------------------------------------------------------
+
+def _typed(value: Value, type_expr: Expr) -> Value:
+    """Apply ``optional()`` defaults of an object type; a missing optional without default is unknown."""
+    options = candidates(value)
+    if options is None:
+        return value
+    return choice([Known(_apply_type(o.value, type_expr, 0), o.origin, o.detail) for o in options])
+
+
+def _apply_type(payload, type_expr: Expr, depth: int):
+    if depth > 32 or not isinstance(type_expr, Call) or payload is None:
+        return payload
+    if type_expr.name == "optional" and type_expr.args:
+        return _apply_type(payload, type_expr.args[0], depth + 1)
+    if type_expr.name == "object" and type_expr.args and isinstance(type_expr.args[0], ObjectExpr):
+        if not isinstance(payload, dict):
+            return payload
+        out = dict(payload)
+        for key_expr, attr_type in type_expr.args[0].items:
+            key = getattr(key_expr, "value", None)
+            if not isinstance(key, str):
+                continue
+            if key in out:
+                out[key] = _apply_type(out[key], attr_type, depth + 1)
+            elif isinstance(attr_type, Call) and attr_type.name == "optional" and len(attr_type.args) >= 2:
+                out[key] = embed(Evaluator(_NoScope()).eval(attr_type.args[1]))
+            else:
+                out[key] = Hole(f"attribute {key} is optional without a default")
+        return out
+    if type_expr.name in ("list", "set") and type_expr.args and isinstance(payload, list):
+        return [_apply_type(item, type_expr.args[0], depth + 1) for item in payload]
+    if type_expr.name == "map" and type_expr.args and isinstance(payload, dict):
+        return {k: _apply_type(v, type_expr.args[0], depth + 1) for k, v in payload.items()}
+    return payload
+
+
+# -- aws_iam_policy_document -------------------------------------------------------
+
+_MERGED_DOCUMENTS = ("source_policy_documents", "override_policy_documents", "source_json", "override_json")
+
+
+def policy_document(resource: Resource) -> Value:
+    """The policy an ``aws_iam_policy_document`` renders, with references kept as atoms."""
+    body = resource.block.body
+    if any(name in body.attributes for name in _MERGED_DOCUMENTS) or body.blocks_of("dynamic"):
+        return Unknown("policy document merges other documents or uses dynamic blocks")
+    evaluator = instance_scope(resource).evaluator
+
+    def attr(block: Block, name: str):
+        attribute = block.body.attributes.get(name)
+        return embed(evaluator.eval(attribute.expr)) if attribute is not None else None
+
+    statements = []
+    for block in body.blocks_of("statement"):
+        if block.body.blocks_of("dynamic"):
+            return Unknown("statement with dynamic blocks")
+        statement: dict = {}
+        sid = attr(block, "sid")
+        if sid is not None:
+            statement["Sid"] = sid
+        effect = attr(block, "effect")
+        statement["Effect"] = effect if effect is not None else "Allow"
+        for name, key in (("actions", "Action"), ("not_actions", "NotAction"),
+                          ("resources", "Resource"), ("not_resources", "NotResource")):
+            value = attr(block, name)
+            if value is not None:
+                statement[key] = value
+        for name, key in (("principals", "Principal"), ("not_principals", "NotPrincipal")):
+            principals = _principals(block.body.blocks_of(name), attr)
+            if principals is not None:
+                statement[key] = principals
+        conditions: dict = {}
+        for condition in block.body.blocks_of("condition"):
+            test, variable = attr(condition, "test"), attr(condition, "variable")
+            if not isinstance(test, str) or not isinstance(variable, str):
+                return Unknown("condition with unknown test or variable")
+            conditions.setdefault(test, {})[variable] = attr(condition, "values")
+        if conditions:
+            statement["Condition"] = conditions
+        statements.append(statement)
+    version = attr(resource.block, "version")
+    return Known({"Version": version if version is not None else "2012-10-17", "Statement": statements})
+
+
+def _principals(blocks: list[Block], attr):
+    if not blocks:
+        return None
+    out: dict = {}
+    for block in blocks:
+        kind, identifiers = attr(block, "type"), attr(block, "identifiers")
+        if kind == "*":
+            return "*"
+        if not isinstance(kind, str):
+            return Hole("principal type is not known")
+        if isinstance(identifiers, list):
+            out.setdefault(kind, []).extend(identifiers)
+        else:
+            out[kind] = identifiers if identifiers is not None else []
+    return out
