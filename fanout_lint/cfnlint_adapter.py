@@ -1,0 +1,123 @@
+"""What the cfn-lint plugin needs besides its rule classes: the base class and the bridge.
+
+Kept apart from ``fanout_lint.cfnlint_plugin`` because cfn-lint instantiates every
+``CloudFormationLintRule`` subclass it finds at the top level of the module given to
+``-a``; the base class must not be one of them. Imports cfn-lint: only the plugin may
+import this module, never the CLI path.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cfnlint.rules import CloudFormationLintRule, RuleMatch
+
+from fanout_lint.findings import Finding
+from fanout_lint.loaders.cloudformation import load_template
+from fanout_lint.loaders.source import MAX_DEPTH, Map, Seq
+from fanout_lint.model.nodes import Loc
+from fanout_lint.rule import Rule
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.settings import Settings, find_rule
+
+# cfn-lint derives the level from the first letter of the ID and, by default, runs only
+# the E and W rules; fanout-lint's info rules need `--include-checks I`.
+SEVERITY_LETTER = {"error": "E", "warning": "W", "info": "I"}
+_CACHE_ATTRIBUTE = "_fanout_lint_findings"
+
+
+def cfnlint_id(rule: Rule) -> str:
+    """``FL201`` (error) -> ``EFL201``."""
+    return SEVERITY_LETTER[rule.severity.value] + rule.id
+
+
+def rule_by_id(rule_id: str) -> Rule:
+    rule = find_rule(ALL_RULES, rule_id)
+    if rule is None:
+        raise LookupError(f"fanout-lint has no rule {rule_id}")
+    return rule
+
+
+class FanoutLintRule(CloudFormationLintRule):
+    """One fanout-lint rule inside cfn-lint. Subclasses name the rule: ``fanout_id``."""
+
+    fanout_id = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rule = rule_by_id(self.fanout_id)
+        self.id = cfnlint_id(self.rule)
+        self.shortdesc = self.rule.summary
+        self.description = f"{self.rule.summary} (fanout-lint {self.rule.id} {self.rule.name})"
+        references = self.rule.references
+        self.source_url = references[0] if references else ""
+        self.tags = ["fanout-lint", self.rule.name]
+
+    def match(self, cfn: Any) -> list[RuleMatch]:
+        return [to_match(f) for f in findings_of(cfn) if f.rule == self.rule.id]
+
+
+def to_match(finding: Finding) -> RuleMatch:
+    line, column = finding.loc.line - 1, finding.loc.column - 1
+    # The path lets cfn-lint apply a resource's `Metadata: cfn-lint: config: ignore_checks`;
+    # the location gives the exact line fanout-lint itself reports.
+    return RuleMatch(
+        ["Resources", finding.resource],
+        finding.message,
+        location=(line, column, line, column + len(finding.resource)),
+    )
+
+
+def findings_of(cfn: Any) -> list[Finding]:
+    """All fanout-lint findings for the template, computed once and kept on the template.
+
+    cfn-lint calls each rule class separately; the graph and the checks run once.
+    """
+    cached = getattr(cfn, _CACHE_ATTRIBUTE, None)
+    if cached is None:
+        cached = _lint(cfn)
+        setattr(cfn, _CACHE_ATTRIBUTE, cached)
+    return cached
+
+
+def _lint(cfn: Any) -> list[Finding]:
+    from fanout_lint.engine import check_graph
+    from fanout_lint.policy import apply_inline
+
+    file = cfn.filename or "-"
+    data = to_located(cfn.template, file)
+    if not isinstance(data, dict):
+        return []
+    graph = load_template(data, file)
+    findings, _errors = check_graph(graph, ALL_RULES, Settings())  # a crashed rule stays silent here
+    # fanout-lint's own `Metadata: fanout-lint: ignore` applies too, reason and expiry included.
+    return apply_inline(graph, findings, ALL_RULES).kept
+
+
+def to_located(node: Any, file: str, depth: int = 0) -> Any:
+    """cfn-lint's decoded nodes (with ``start_mark``) as fanout-lint's ``Map``/``Seq``."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(node, dict):
+        out = Map(_loc(node, file))
+        for key, value in node.items():
+            out[str(key)] = to_located(value, file, depth + 1)
+            out.key_locs[str(key)] = _loc(key, file, out.loc)
+        return out
+    if isinstance(node, list):
+        seq = Seq(_loc(node, file))
+        for item in node:
+            seq.append(to_located(item, file, depth + 1))
+            seq.item_locs.append(_loc(item, file, seq.loc))
+        return seq
+    if isinstance(node, str):
+        return str(node)  # drop cfn-lint's str_node class
+    return node
+
+
+def _loc(node: Any, file: str, fallback: Loc | None = None) -> Loc:
+    mark = getattr(node, "start_mark", None)
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    if isinstance(line, int) and isinstance(column, int):
+        return Loc(file, line + 1, column + 1)
+    return fallback or Loc(file, 1, 1)

@@ -1,0 +1,118 @@
+"""fanout-lint's CloudFormation rules as a cfn-lint plugin.
+
+    pip install 'fanout-lint[cfn-lint]'
+    cfn-lint -a fanout_lint.cfnlint_plugin template.yaml
+
+cfn-lint instantiates every rule class at the top level of this module. There is one
+class per fanout-lint rule, written out (a test checks each rule has exactly one); its
+cfn-lint ID is the rule's severity letter plus its ID (``EFL201``, ``WFL002``,
+``IFL105``), so cfn-lint's levels, ``--ignore-checks``, ``Metadata: cfn-lint`` ignores and
+exit codes apply. Info rules run with ``--include-checks I``. Only cfn-lint imports this
+module; the fanout-lint command line never does.
+"""
+
+from __future__ import annotations
+
+from fanout_lint import cfnlint_adapter as adapter  # a module, so cfn-lint sees no extra class
+
+
+class FL001(adapter.FanoutLintRule):
+    """sns-to-lambda-direct"""
+
+    fanout_id = "FL001"
+
+
+class FL002(adapter.FanoutLintRule):
+    """raw-delivery-off"""
+
+    fanout_id = "FL002"
+
+
+class FL003(adapter.FanoutLintRule):
+    """single-subscriber-topic"""
+
+    fanout_id = "FL003"
+
+
+class FL004(adapter.FanoutLintRule):
+    """fifo-mismatch"""
+
+    fanout_id = "FL004"
+
+
+class FL101(adapter.FanoutLintRule):
+    """missing-dlq"""
+
+    fanout_id = "FL101"
+
+
+class FL102(adapter.FanoutLintRule):
+    """dlq-only-on-subscription"""
+
+    fanout_id = "FL102"
+
+
+class FL103(adapter.FanoutLintRule):
+    """dlq-retention-not-longer"""
+
+    fanout_id = "FL103"
+
+
+class FL104(adapter.FanoutLintRule):
+    """max-receive-count-out-of-range"""
+
+    fanout_id = "FL104"
+
+
+class FL105(adapter.FanoutLintRule):
+    """shared-dlq"""
+
+    fanout_id = "FL105"
+
+
+class FL201(adapter.FanoutLintRule):
+    """shared-queue"""
+
+    fanout_id = "FL201"
+
+
+class FL202(adapter.FanoutLintRule):
+    """visibility-timeout-below-function-timeout"""
+
+    fanout_id = "FL202"
+
+
+class FL203(adapter.FanoutLintRule):
+    """visibility-timeout-headroom"""
+
+    fanout_id = "FL203"
+
+
+class FL204(adapter.FanoutLintRule):
+    """batch-item-failures-off"""
+
+    fanout_id = "FL204"
+
+
+class FL301(adapter.FanoutLintRule):
+    """queue-policy-missing"""
+
+    fanout_id = "FL301"
+
+
+class FL302(adapter.FanoutLintRule):
+    """queue-policy-without-source-arn"""
+
+    fanout_id = "FL302"
+
+
+class FL303(adapter.FanoutLintRule):
+    """sns-to-kms-managed-key"""
+
+    fanout_id = "FL303"
+
+
+class FL304(adapter.FanoutLintRule):
+    """sns-lambda-permission-missing"""
+
+    fanout_id = "FL304"
