@@ -2,7 +2,7 @@
 
 A fingerprint is built from the rule, the unit (template file or Terraform directory)
 relative to the repository root, and the resources involved, each named by its CDK path
-when it has one. Never from line numbers or messages: moving a resource in the file,
+when it has one (in CDK output, related resources without one are left out). Never from line numbers or messages: moving a resource in the file,
 re-synthesizing a CDK app (new logical ID hashes) or rewording a message keeps it.
 """
 
@@ -31,6 +31,11 @@ def relative_path(path: str, root: str) -> str:
 def fingerprint(finding: Finding, root: str = ".") -> str:
     involved = finding.involved or (finding.cdk_path or finding.resource,)
     unit = relative_path(finding.unit or finding.loc.file, root)
+    related = set(involved[1:])
+    if finding.cdk_path:
+        # CDK output: a resource without aws:cdk:path is known only by a hashed logical ID
+        # (alphanumeric, never a "/") that re-synthesis changes, so it cannot identify anything
+        related = {r for r in related if "/" in r}
     # the primary resource first; the related ones as a set, since their order is incidental
-    parts = [VERSION, finding.rule, unit, involved[0], *sorted(set(involved[1:]))]
+    parts = [VERSION, finding.rule, unit, involved[0], *sorted(related)]
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
