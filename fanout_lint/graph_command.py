@@ -28,23 +28,30 @@ def add_parser(sub) -> None:
                        help="do not show findings of these rules")
     graph.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="skip paths matching this glob")
-    graph.add_argument("--docs-url", default="docs/rules/", metavar="URL",
-                       help="markdown: where the rule pages are, <URL><rule-name>.md (default: docs/rules/)")
+    graph.add_argument("--config", metavar="FILE",
+                       help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint])")
+    graph.add_argument("--docs-url", default=None, metavar="URL",
+                       help="markdown: where the rule pages are, <URL><rule-name>.md (default: the project's pages)")
 
 
 def run(args) -> int:
+    import os
+
+    from fanout_lint.config import ConfigError, Flags, resolve
     from fanout_lint.engine import lint_paths
+    from fanout_lint.links import RULE_DOCS_URL
     from fanout_lint.report import topology
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import Settings, find_rule
 
-    select, ignore = _split(args.select), _split(args.ignore)
-    for key in select + ignore:
-        if find_rule(ALL_RULES, key) is None:
-            return _fail(f"unknown rule {key!r} (see `fanout-lint rules`)")
     if args.hops < 0:
         return _fail("--hops must be 0 or more")
-    settings = Settings(select=select, ignore=ignore, exclude=_split(args.exclude))
+    # the same configuration as `check`, so the graph shows the findings the gate sees
+    flags = Flags(select=_split(args.select), ignore=_split(args.ignore), exclude=_split(args.exclude),
+                  config=args.config)
+    try:
+        settings, _ = resolve(flags, ALL_RULES, os.getcwd())
+    except ConfigError as exc:
+        return _fail(str(exc))
     result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:
@@ -53,13 +60,13 @@ def run(args) -> int:
                 sys.stderr.write(f"{error}\n")
             return _fail(f"no resource {args.focus!r} in the topology")
         view = topology.focus(view, args.focus, args.hops)
-    sys.stdout.write(render(view, args.format, args.docs_url))
+    sys.stdout.write(render(view, args.format, args.docs_url or RULE_DOCS_URL))
     for error in result.errors:
         sys.stderr.write(f"{error}\n")
     return EXIT_ERROR if result.errors else EXIT_OK
 
 
-def render(view, fmt: str, docs_url: str = "docs/rules/") -> str:
+def render(view, fmt: str, docs_url: str) -> str:
     if fmt == "dot":
         from fanout_lint.report import dot
 

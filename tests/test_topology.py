@@ -39,7 +39,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SNAPSHOTS = os.path.join(ROOT, "tests", "snapshots")
 UPDATE = os.environ.get("FANOUT_LINT_UPDATE_SNAPSHOTS") == "1"
 # A fixed rule set, so that a new rule firing on the inputs does not change the snapshots.
-RULES = ["--select", "sns-to-lambda-direct,raw-delivery-off,shared-queue,missing-dlq"]
+# An empty configuration file: a repository configuration must not change the output either.
+RULES = ["--select", "sns-to-lambda-direct,raw-delivery-off,shared-queue,missing-dlq",
+         "--config", "tests/topology/fanout-lint.toml"]
 FANOUT = "tests/topology/fanout.yaml"
 SAM = "tests/topology/sam.yaml"
 CASES = {
@@ -194,6 +196,15 @@ def test_markdown_summary(capsys, monkeypatch):
     assert len(rows) == 1 and "`tests/topology/fanout.yaml:24`" in rows[0] and "`StockSubscription`" in rows[0]
     block = out.split("```mermaid\n", 1)[1].split("```", 1)[0]
     mermaid_syntax.check(block)
+
+
+def test_graph_applies_the_configuration_file(tmp_path, capsys, monkeypatch):
+    config = tmp_path / "fanout-lint.toml"
+    config.write_text('ignore = ["raw-delivery-off"]\n[severity]\nshared-queue = "info"\n')
+    _, out, _ = run(capsys, monkeypatch, FANOUT, "--config", str(config), "--format", "json")
+    marks = [m for n in json.loads(out)["nodes"] for m in n["findings"]]
+    assert {"rule": "FL201", "name": "shared-queue", "severity": "info"} in marks
+    assert not any(m["name"] == "raw-delivery-off" for m in marks)
 
 
 def test_markdown_without_findings_says_so(capsys, monkeypatch):

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 
 from fanout_lint.findings import Finding, Severity
+from fanout_lint.links import RULE_DOCS_URL
 from fanout_lint.report import mermaid
 from fanout_lint.report.topology import Topology
 
-DEFAULT_DOCS = "docs/rules/"
 # GitHub stops rendering a Mermaid diagram beyond about 500 edges; say so instead.
 MAX_DIAGRAM_EDGES = 500
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
@@ -26,11 +26,11 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def rule_link(finding: Finding, docs: str) -> str:
-    return f"[{finding.rule} {finding.name}]({docs}{finding.name}.md)"
+def rule_link(rule: str, name: str, docs: str) -> str:
+    return f"[{rule} {name}]({docs}{name}.md)"
 
 
-def render(topology: Topology, docs: str = DEFAULT_DOCS) -> str:
+def render(topology: Topology, docs: str = RULE_DOCS_URL) -> str:
     findings = topology.findings
     units = len(topology.clusters)
     out = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
@@ -57,7 +57,7 @@ def _counts(findings: tuple[Finding, ...], docs: str) -> list[str]:
     rows = sorted(by_rule.items(), key=lambda item: (-item[0][2].rank, item[0][0]))
     lines = ["| Rule | Severity | Findings |", "| --- | --- | ---: |"]
     for (rule, name, severity), count in rows:
-        lines.append(f"| [{rule} {name}]({docs}{name}.md) | {severity.value} | {count} |")
+        lines.append(f"| {rule_link(rule, name, docs)} | {severity.value} | {count} |")
     return lines
 
 
@@ -71,7 +71,7 @@ def _table(findings: tuple[Finding, ...], docs: str) -> list[str]:
     for f in findings:
         where = f"`{cell(f.loc.file)}:{f.loc.line}`"
         lines.append(
-            f"| {f.severity.value} | {rule_link(f, docs)} | `{cell(f.resource)}` | {where} | {cell(f.message)} |"
+            f"| {f.severity.value} | {rule_link(f.rule, f.name, docs)} | `{cell(f.resource)}` | {where} | {cell(f.message)} |"
         )
     lines += ["", "</details>"]
     return lines
