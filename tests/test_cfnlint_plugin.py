@@ -1,0 +1,131 @@
+"""The cfn-lint plugin, run through the real cfn-lint command line, agrees with fanout-lint.
+
+cfn-lint takes a second or two to start, so the fixtures go through it in few runs.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from expectations import expected_for
+from fanout_lint.engine import lint_paths
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.settings import Settings
+
+cfnlint = pytest.importorskip("cfnlint")
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+PLUGIN = "fanout_lint.cfnlint_plugin"
+# cfn-lint's own rules all have a digit after the level letter; ours have "FL".
+BUILTIN = [f"{level}{digit}" for level in "EWI" for digit in range(10)]
+LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):\d+:\d+:(?P<rule>[EWI]FL\d+):(?P<message>.*)$")
+EXIT_BITS = {"E": 2, "W": 4, "I": 8}
+
+
+def _cfn_lint(*args: str) -> subprocess.CompletedProcess:
+    executable = shutil.which("cfn-lint", path=os.path.dirname(sys.executable)) or shutil.which("cfn-lint")
+    assert executable, "cfn-lint is a test dependency"
+    return subprocess.run(
+        [executable, "-a", PLUGIN, "-f", "parseable", *args],
+        capture_output=True, text=True, timeout=300,
+    )
+
+
+def _matches(output: str) -> set[tuple[str, int, str]]:
+    found = set()
+    for line in output.splitlines():
+        match = LINE.match(line)
+        if match:
+            found.add((os.path.realpath(match["file"]), int(match["line"]), match["rule"]))
+    return found
+
+
+def _cloudformation_fixtures() -> list[str]:
+    paths = sorted(glob.glob(os.path.join(FIXTURES, "*", "cfn_*.yaml")))
+    # SAM too: cfn-lint transforms it, and the generated resources keep their lines.
+    paths += sorted(glob.glob(os.path.join(FIXTURES, "*", "sam_*.yaml")))
+    return [p for p in paths if not expected_for(p).errors]  # parse-error fixtures aside
+
+
+def test_every_rule_has_exactly_one_plugin_class_with_its_severity_letter():
+    from cfnlint.helpers import create_rules
+
+    from fanout_lint import cfnlint_plugin
+
+    plugin_rules = create_rules(cfnlint_plugin)  # what `cfn-lint -a` instantiates
+    ids = sorted(r.id for r in plugin_rules)
+    letter = {"error": "E", "warning": "W", "info": "I"}
+    assert ids == sorted(letter[r.severity.value] + r.id for r in ALL_RULES)
+    assert len(ids) == len(set(ids))
+
+
+def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code():
+    paths = _cloudformation_fixtures()
+    assert len(paths) >= 14
+    run = _cfn_lint("--include-checks", "I", "--ignore-checks", *BUILTIN, "--", *paths)
+    assert "Traceback" not in run.stderr, run.stderr
+    got = _matches(run.stdout)
+
+    result = lint_paths(paths, ALL_RULES, Settings())
+    letter = {"error": "E", "warning": "W", "info": "I"}
+    wanted = {
+        (os.path.realpath(f.loc.file), f.loc.line, letter[f.severity.value] + f.rule)
+        for f in result.findings
+    }
+    assert wanted, "the fixtures fire at least one rule"
+    assert got == wanted, f"\nonly cfn-lint: {sorted(got - wanted)}\nonly fanout-lint: {sorted(wanted - got)}"
+    bits = 0
+    for _, _, rule in wanted:
+        bits |= EXIT_BITS[rule[0]]
+    assert run.returncode == bits
+
+
+def test_ignores_of_cfn_lint_and_of_fanout_lint_apply(tmp_path):
+    source = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
+    with open(source, encoding="utf-8") as handle:
+        text = handle.read()
+    assert "  OrdersQueue:\n    Type: AWS::SQS::Queue\n" in text
+    by_cfn_lint = tmp_path / "cfn_lint_ignore.yaml"
+    by_cfn_lint.write_text(text.replace(
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n",
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n"
+        "    Metadata:\n      cfn-lint:\n        config:\n          ignore_checks: [EFL201]\n",
+    ))
+    by_fanout_lint = tmp_path / "fanout_lint_ignore.yaml"
+    by_fanout_lint.write_text(text.replace(
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n",
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n"
+        "    Metadata:\n      fanout-lint:\n        ignore: [shared-queue]\n        reason: two readers by design\n",
+    ))
+    warning_only = os.path.join(FIXTURES, "raw-delivery-off", "cfn_fires.yaml")
+    expected_warnings = {
+        (os.path.realpath(f.loc.file), f.loc.line, "W" + f.rule)
+        for f in lint_paths([warning_only], ALL_RULES, Settings()).findings
+    }
+    assert expected_warnings and all(r == "WFL002" for _, _, r in expected_warnings)
+
+    run = _cfn_lint("--ignore-checks", *BUILTIN, "--", str(by_cfn_lint), str(by_fanout_lint), warning_only)
+    assert _matches(run.stdout) == expected_warnings
+    assert run.returncode == 4  # warnings only
+
+    run = _cfn_lint("--ignore-checks", "EFL201", *BUILTIN, "--", source)
+    assert _matches(run.stdout) == set() and run.returncode == 0
+
+
+def test_the_command_line_never_imports_cfn_lint_or_the_hcl_parser():
+    fixture = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "fanout_lint", fixture],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 1, run.stderr[-2000:]  # the fixture has an error finding
+    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert "fanout_lint.loaders.cloudformation" in imported  # the check itself sees imports
+    assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
