@@ -25,6 +25,22 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"fanout-lint: error: {message}\n")
         raise SystemExit(EXIT_ERROR)
 
+    def _get_formatter(self):
+        # argparse's default formatter imports shutil (and with it zlib, bz2 and lzma)
+        # for the terminal width on every run; os gives the width without them.
+        return self.formatter_class(prog=self.prog, width=_terminal_width() - 2)
+
+
+def _terminal_width() -> int:
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 80
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(

@@ -8,7 +8,6 @@ re-synthesizing a CDK app (new logical ID hashes) or rewording a message keeps i
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from fanout_lint.findings import Finding
@@ -38,4 +37,6 @@ def fingerprint(finding: Finding, root: str = ".") -> str:
         related = {r for r in related if "/" in r}
     # the primary resource first; the related ones as a set, since their order is incidental
     parts = [VERSION, finding.rule, unit, involved[0], *sorted(related)]
+    import hashlib  # here, not at the top: loading OpenSSL costs every run milliseconds
+
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]

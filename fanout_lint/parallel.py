@@ -7,9 +7,7 @@ candidates and are merged exactly as the serial loop merges them.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
@@ -41,6 +39,8 @@ def lint_in_parallel(
     candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, jobs: int
 ) -> Iterator[Result]:
     """Each candidate's result, in the order of ``candidates``."""
+    from concurrent.futures import ProcessPoolExecutor  # only when there is parallel work
+
     context = _context()
     chunk = max(1, min(64, len(candidates) // (jobs * 8)))
     with ProcessPoolExecutor(
@@ -52,6 +52,8 @@ def lint_in_parallel(
 def _context():
     # fork starts workers in milliseconds and hands them the rules without pickling;
     # where fork is unavailable (Windows, macOS default) spawn re-imports instead.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
