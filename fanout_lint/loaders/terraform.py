@@ -152,6 +152,19 @@ class _Builder:
         label = render(attribute.expr)
         return self.target_of(value, kind, label, self.loc(resource, name, block))
 
+    def targets(self, resource: Resource, name: str, kind: str | None) -> tuple[str, ...]:
+        """Every node an argument may point at: one per ``for_each`` instance or branch."""
+        attribute = resource.block.body.attributes.get(name)
+        if attribute is None:
+            return ()
+        options = candidates(self.raw(resource, name))
+        if options is None or len(options) == 1:
+            one = self.target(resource, name, kind)
+            return (one,) if one else ()
+        loc = self.loc(resource, name)
+        found = [self.target_of(o, kind, render(attribute.expr), loc) for o in options]
+        return tuple(dict.fromkeys(f for f in found if f))
+
     def target_of(self, value: Value, kind: str | None, label: str, loc: Loc) -> str | None:
         options = candidates(value)
         if options is None:
@@ -265,7 +278,7 @@ def _plain(value: Value, default: Value | None) -> Value:
 
 def _json_document(b: _Builder, resource: Resource, name: str) -> Value:
     """A JSON string argument (redrive_policy, policy) decoded, atoms kept."""
-    value = b.raw(resource, name)
+    value = b.scope(resource).evaluator.resolved(b.raw(resource, name))
     options = candidates(value)
     if options is None:
         return value
@@ -400,10 +413,9 @@ def render_payload(payload: Any) -> str:
 
 
 def _queue_policy(b: _Builder, r: Resource) -> None:
-    queue = b.target(r, "queue_url", "queue")
     b.nodes.append(QueuePolicy(
         **b.common(r),
-        queues=(queue,) if queue else (),
+        queues=b.targets(r, "queue_url", "queue"),
         statements=_statements(b, r, "policy"),
     ))
 

@@ -425,8 +425,8 @@ def _instances(for_each: Value) -> list | None:
     value = for_each.value
     if isinstance(value, dict):
         items = list(value.items())
-    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
-        items = [(v, v) for v in value]
+    elif isinstance(value, list) and all(isinstance(v, (str, Ref)) for v in value):
+        items = [(v, v) for v in value]  # a set: each.key is each.value
     else:
         return None
     if not items or len(items) > 16 or any(isinstance(v, Hole) for _, v in items):
