@@ -244,6 +244,10 @@ def _event_target(out: Collected, r: ResourceView) -> None:
     _dead_letter(out, r, ("dead_letter_config", "arn"), "EventBridge target DeadLetterConfig")
 
 
+def _schedule(out: Collected, r: ResourceView) -> None:
+    _dead_letter(out, r, ("target", "dead_letter_config", "arn"), "Scheduler DeadLetterConfig")
+
+
 def _queue_policy(out: Collected, r: ResourceView) -> None:
     queue = r.target("queue_url", "queue")
     document = json_document(r.value("policy"))
@@ -283,6 +287,7 @@ HANDLERS: dict[str, Callable[[Collected, ResourceView], None]] = {
     "aws_lambda_event_source_mapping": _mapping,
     "aws_lambda_function_event_invoke_config": _invoke_config,
     "aws_cloudwatch_event_target": _event_target,
+    "aws_scheduler_schedule": _schedule,
     "aws_sqs_queue_policy": _queue_policy,
     "aws_lambda_permission": _permission,
 }
