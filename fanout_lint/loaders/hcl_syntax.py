@@ -154,6 +154,7 @@ class HclFile:
 
 def parse_hcl(text: str, path: str) -> HclFile:
     """Parse one ``.tf`` or ``.tfvars`` file; ``HclError`` with a line when it is not HCL."""
+    text = _strip_marker_trailing_space(text)
     try:
         tree = parses_to_tree(text)
     except UnexpectedInput as exc:
@@ -167,6 +168,17 @@ def parse_hcl(text: str, path: str) -> HclFile:
     except RecursionError:
         raise HclError("invalid HCL: nesting too deep") from None
     return HclFile(path, body, tuple(_comments(tree)))
+
+
+# Terraform trims spaces on both sides of a heredoc's closing marker (hclsyntax compares
+# bytes.TrimSpace(line) with the marker); python-hcl2 only allows them before it, so valid
+# files with "EOF  " fail. Trailing blanks after a lone word change nothing else: outside a
+# heredoc they are insignificant, inside one they only end a body line.
+_LONE_WORD_TRAILING_SPACE = re.compile(r"^([ \t]*[A-Za-z_][A-Za-z0-9_-]*)[ \t]+(?=\r?$)", re.MULTILINE)
+
+
+def _strip_marker_trailing_space(text: str) -> str:
+    return _LONE_WORD_TRAILING_SPACE.sub(r"\1", text)
 
 
 def parse_expression(text: str) -> Expr:

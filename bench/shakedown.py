@@ -1,0 +1,154 @@
+"""Real-world shakedown: lint directories of public repositories and count what comes out.
+
+Usage: python bench/shakedown.py REPOS_DIR [--out SUMMARY.json] [--jobs N]
+
+REPOS_DIR holds one exported repository per subdirectory (see docs/shakedown.md for the
+export commands). This script never fetches anything: it runs the ``fanout-lint`` CLI of
+the current interpreter once per repository with ``--format json`` and prints, per
+repository and in total, the units linted (by format), the findings per rule and the
+errors by kind. A traceback on standard error counts as a crash of the whole run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+
+# The CLI and the loaders it uses are the thing under test; the format census below only
+# reuses their discovery and parsing so that it counts exactly what the CLI sees.
+from fanout_lint.discover import discover
+from fanout_lint.loaders.cfn_template import is_template, uses_sam
+from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
+
+_MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("repos_dir")
+    parser.add_argument("--out", help="write the summary as JSON here")
+    parser.add_argument("--jobs", default="2", help="passed to fanout-lint -j")
+    args = parser.parse_args(argv)
+
+    repos = sorted(
+        name for name in os.listdir(args.repos_dir) if os.path.isdir(os.path.join(args.repos_dir, name))
+    )
+    per_repo = {}
+    for name in repos:
+        per_repo[name] = lint_repo(os.path.join(args.repos_dir, name), args.jobs)
+    total = add_up(per_repo.values())
+    print(render(per_repo, total))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            json.dump({"repos": per_repo, "total": total}, handle, indent=1, sort_keys=True)
+    return 0
+
+
+def lint_repo(path: str, jobs: str) -> dict:
+    run = subprocess.run(
+        [sys.executable, "-m", "fanout_lint", "check", "--format", "json", "-j", jobs, "--fail-on", "error", path],
+        capture_output=True,
+        text=True,
+    )
+    crashed = "Traceback" in run.stderr or run.returncode not in (0, 1, 2)
+    try:
+        report = json.loads(run.stdout)
+    except ValueError:
+        report = {"findings": [], "errors": [], "summary": {"units": 0}}
+        crashed = True
+    rules = collections.Counter(f["rule"] for f in report["findings"])
+    errors = collections.Counter(error_kind(e["message"]) for e in report["errors"])
+    return {
+        "exit_code": run.returncode,
+        "cli_crash": crashed,
+        "stderr_tail": run.stderr[-2000:] if crashed else "",
+        "units": report["summary"].get("units", 0),
+        "formats": dict(census(path)),
+        "findings": dict(sorted(rules.items())),
+        "errors": dict(sorted(errors.items())),
+        "error_details": [
+            {"file": e["file"], "line": e.get("line"), "message": e["message"]} for e in report["errors"]
+        ],
+    }
+
+
+def error_kind(message: str) -> str:
+    if message.startswith("internal error"):
+        return "crash (loader)"
+    if message.startswith("rule ") and " failed: " in message:
+        return "crash (rule)"
+    if "not supported" in message:
+        return "unsupported"
+    return "load error"
+
+
+def census(path: str) -> collections.Counter:
+    """Units by format, as the CLI would see them (non-template YAML/JSON is not counted)."""
+    counts: collections.Counter = collections.Counter()
+    candidates, _ = discover([path])
+    for candidate in candidates:
+        if candidate.kind == "terraform":
+            counts["terraform"] += 1
+            continue
+        counts[template_format(candidate.path)] += 1
+    counts.pop("not a template", None)
+    return counts
+
+
+def template_format(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            text = decode(handle.read())
+        if not any(marker in text for marker in _MARKERS):
+            return "not a template"
+        is_json = path.lower().endswith(".json") or text.lstrip().startswith("{")
+        data = parse_json(text, path) if is_json else parse_yaml(text, path)
+    except (OSError, ParseError):
+        return "unparsable"
+    if isinstance(data, dict) and "format_version" in data and "planned_values" in data:
+        return "terraform plan"
+    if not is_template(data):
+        return "not a template"
+    if uses_sam(data):
+        return "sam"
+    resources = data.get("Resources") or {}
+    if any(isinstance(r, dict) and isinstance(r.get("Metadata"), dict) and "aws:cdk:path" in r["Metadata"]
+           for r in resources.values()):
+        return "cdk json"
+    return "cloudformation json" if is_json else "cloudformation yaml"
+
+
+def add_up(results) -> dict:
+    total = {"units": 0, "formats": collections.Counter(), "findings": collections.Counter(),
+             "errors": collections.Counter(), "cli_crashes": 0}
+    for result in results:
+        total["units"] += result["units"]
+        total["formats"].update(result["formats"])
+        total["findings"].update(result["findings"])
+        total["errors"].update(result["errors"])
+        total["cli_crashes"] += int(result["cli_crash"])
+    for key in ("formats", "findings", "errors"):
+        total[key] = dict(sorted(total[key].items()))
+    return total
+
+
+def render(per_repo: dict, total: dict) -> str:
+    lines = ["| repository | units | formats | findings | errors |", "|---|---|---|---|---|"]
+    for name, result in list(per_repo.items()) + [("**total**", total)]:
+        lines.append(
+            f"| {name} | {result['units']} | {_pairs(result['formats'])} | {_pairs(result['findings'])} "
+            f"| {_pairs(result['errors'])}{' CLI CRASH' if result.get('cli_crash') else ''} |"
+        )
+    return "\n".join(lines)
+
+
+def _pairs(counts: dict) -> str:
+    return ", ".join(f"{key} {value}" for key, value in counts.items()) or "-"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
