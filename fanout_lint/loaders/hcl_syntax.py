@@ -158,7 +158,13 @@ def parse_hcl(text: str, path: str) -> HclFile:
     try:
         tree = parses_to_tree(text)
     except UnexpectedInput as exc:
-        raise HclError(_describe_error(exc), _line(exc), _column(exc)) from None
+        line = _line(exc)
+        last = text.count("\n") + (0 if text.endswith("\n") else 1)
+        if line is not None and line > max(last, 1):  # the parser adds a final newline
+            line, column = max(last, 1), None
+        else:
+            column = _column(exc)
+        raise HclError(_describe_error(exc), line, column) from None
     except LarkError as exc:
         raise HclError(f"invalid HCL: {str(exc).splitlines()[0]}") from None
     except RecursionError:
