@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -49,6 +50,7 @@ CASES = {
     "sam": [SAM],
     "two-units": [FANOUT, SAM],
     "focus-stock-queue": [FANOUT, SAM, "--focus", "StockQueue", "--hops", "1"],
+    "terraform": ["tests/topology/tf_orders"],
 }
 FORMATS = {"mermaid": "mmd", "dot": "dot", "json": "json"}
 
@@ -219,7 +221,7 @@ def test_markdown_cells_cannot_break_the_table():
 
 def test_markdown_omits_a_diagram_too_large_for_github():
     queues = [Queue(id=f"Q{i}", loc=Loc("t.yaml", i + 1), redrive=Known(Redrive("DLQ", Known(5), Loc("t.yaml", 1))))
-              for i in range(markdown.MAX_DIAGRAM_EDGES + 1)]
+              for i in range(500)]
     graph = Graph(Unit("t.yaml", "cloudformation"), [*queues, Queue(id="DLQ", loc=Loc("t.yaml", 1))])
     out = markdown.render(topology.build([graph], []))
     assert "```mermaid" not in out and "--focus" in out
@@ -262,11 +264,12 @@ def test_the_most_severe_finding_colours_a_node():
     assert "class n0_T warning" in mermaid.render(view)
 
 
-def test_safe_ids_are_distinct_for_distinct_names():
-    names = ["a.b", "a_b", "a_2e_b", "a b", 'aws_sqs_queue.q["x"]', "module.m.aws_sqs_queue.q[0]"]
-    ids = [topology.safe_id(n) for n in names]
-    assert len(set(ids)) == len(ids)
-    assert all(i.replace("_", "").isalnum() for i in ids)
+def test_ids_are_safe_and_distinct_even_when_names_differ_only_in_punctuation():
+    names = ["a.b", "a_b", "a-b", "a_b_2", 'aws_sqs_queue.q["x"]', "module.m.aws_sqs_queue.q[0]", "end"]
+    ids = topology.safe_ids(names, "n0_")
+    assert len(set(ids.values())) == len(names)
+    assert all(re.fullmatch(r"n0_[A-Za-z0-9_]+", i) for i in ids.values())
+    assert ids["aws_sqs_queue.q[\"x\"]"] == "n0_aws_sqs_queue_q__x__"
 
 
 NAMES = st.text(min_size=1, max_size=12)
@@ -296,3 +299,12 @@ def test_hostile_names_still_render_with_graphviz():
     done = subprocess.run(["dot", "-Tsvg"], input=dot.render(topology.build([graph], [])),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and not done.stderr, done.stderr
+
+
+def test_the_readme_shows_the_real_diagram_of_the_examples(capsys, monkeypatch):
+    _, out, _ = run(capsys, monkeypatch, "examples/")
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    begin, end = "<!-- graph-of-examples: begin -->\n```mermaid\n", "```\n<!-- graph-of-examples: end -->"
+    shown = readme.split(begin, 1)[1].split(end, 1)[0]
+    assert shown == out, "README's diagram is stale: paste the output of `fanout-lint graph examples/` between the markers"

@@ -13,8 +13,9 @@ from fanout_lint.links import RULE_DOCS_URL
 from fanout_lint.report import mermaid
 from fanout_lint.report.topology import Topology
 
-# GitHub stops rendering a Mermaid diagram beyond about 500 edges; say so instead.
-MAX_DIAGRAM_EDGES = 500
+# Mermaid (and so GitHub) refuses a diagram with 500 edges or 50,000 characters or more.
+MAX_DIAGRAM_EDGES = 499
+MAX_DIAGRAM_CHARS = 49_000
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
@@ -80,10 +81,11 @@ def _table(findings: tuple[Finding, ...], docs: str) -> list[str]:
 def _diagram(topology: Topology) -> list[str]:
     if not topology.nodes:
         return ["_Nothing to draw: no topics, queues or consumers found._"]
-    if len(topology.edges) > MAX_DIAGRAM_EDGES:
+    diagram = mermaid.render(topology) if len(topology.edges) <= MAX_DIAGRAM_EDGES else ""
+    if not diagram or len(diagram) > MAX_DIAGRAM_CHARS:
         return [
-            f"_The topology has {len(topology.edges)} connections, too many to draw here: "
-            "run `fanout-lint graph --focus RESOURCE` to see one part._"
+            f"_The topology ({len(topology.nodes)} resources, {len(topology.edges)} connections) is too "
+            "large for a Mermaid diagram here: run `fanout-lint graph --focus RESOURCE` to see one part._"
         ]
-    return ["<details open><summary>Topology</summary>", "", "```mermaid", mermaid.render(topology).rstrip("\n"),
-            "```", "", "</details>"]
+    return ["<details open><summary>Topology</summary>", "", "```mermaid", diagram.rstrip("\n"), "```", "",
+            "</details>"]

@@ -13,6 +13,7 @@ resources it governs.
 from __future__ import annotations
 
 import heapq
+import re
 from dataclasses import dataclass, field, replace
 
 from fanout_lint.findings import Finding, LoadError, Severity
@@ -113,15 +114,23 @@ def worst(marks: tuple[Mark, ...]) -> Severity | None:
     return max((m.severity for m in marks), key=lambda s: s.rank, default=None)
 
 
-def safe_id(text: str) -> str:
-    """An injective escape to [A-Za-z0-9_]: every other character, and ``_``, becomes ``_hex_``."""
-    out = []
-    for ch in text:
-        if ch.isascii() and ch.isalnum():
-            out.append(ch)
-        else:
-            out.append(f"_{ord(ch):x}_")
-    return "".join(out)
+def safe_ids(keys, prefix: str) -> dict[str, str]:
+    """Ids made of [A-Za-z0-9_] for ``keys``, readable and distinct.
+
+    Other characters become ``_``; when that makes two names equal (``a.b`` and ``a-b``)
+    the later one gets a number. ``prefix`` keeps units apart and ids off Mermaid keywords.
+    """
+    ids: dict[str, str] = {}
+    used: set[str] = set()
+    for key in keys:
+        base = prefix + re.sub(r"[^A-Za-z0-9_]", "_", key)
+        candidate, number = base, 1
+        while candidate in used:
+            number += 1
+            candidate = f"{base}_{number}"
+        used.add(candidate)
+        ids[key] = candidate
+    return ids
 
 
 # -- building ------------------------------------------------------------------
@@ -144,10 +153,6 @@ def build(graphs: list[Graph], findings: list[Finding], errors: list[LoadError] 
 
 
 def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
-    def vid(key: str) -> str:
-        # The "n<unit>_" prefix keeps ids unique across units and never a Mermaid keyword.
-        return f"n{cluster.id[1:]}_{safe_id(key)}"
-
     raw_edges = _edges(graph)
     node_marks, edge_marks, shown_at = _place(graph, findings, raw_edges)
 
@@ -161,34 +166,35 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
         drawn.setdefault(source, None)
         drawn.setdefault(target, None)
 
+    ids = safe_ids(drawn, f"n{cluster.id[1:]}_")
     nodes = []
     for key in drawn:
         node = graph.get(key)
         marks = tuple(node_marks.get(key, ()))
         if node is None:
             nodes.append(ViewNode(
-                id=vid(key), cluster=cluster.id, key=key, resource=key, kind=MISSING,
-                label=key, details=("not in the model",), file=cluster.path, marks=marks,
+                id=ids[key], cluster=cluster.id, key=key, resource=key, kind=MISSING,
+                label=key, details=("other resource",), file=cluster.path, marks=marks,
             ))
             continue
         kind, details = _describe_node(graph, node)
         if node.generated_by:
             details += (f"from {node.generated_by}",)
         nodes.append(ViewNode(
-            id=vid(key), cluster=cluster.id, key=key, resource=node.resource, kind=kind,
+            id=ids[key], cluster=cluster.id, key=key, resource=node.resource, kind=kind,
             label=_label(node), details=details, type=node.type,
             file=node.loc.file, line=node.loc.line, marks=marks,
         ))
     edges = [
         ViewEdge(
-            source=vid(source), target=vid(target), kind=kind, label=label, failure=failure,
+            source=ids[source], target=ids[target], kind=kind, label=label, failure=failure,
             external=graph.get(source) is None or graph.get(target) is None
             or graph.is_external(source) or graph.is_external(target),
             marks=tuple(edge_marks.get((source, target), ())),
         )
         for source, target, kind, label, failure in raw_edges
     ]
-    placements = [tuple(vid(k) for k in keys if k in drawn) for keys in shown_at]
+    placements = [tuple(ids[k] for k in keys if k in drawn) for keys in shown_at]
     return nodes, edges, placements
 
 
