@@ -153,3 +153,23 @@ def test_real_rule_options_are_validated_through_the_cli(tmp_path, capsys, monke
     _write(tmp_path / ".fanout-lint.toml", f'[options.{rule.name}]\nno-such-option = 1\n')
     assert main([FIXTURE]) == 2
     assert f"has no option 'no-such-option'" in capsys.readouterr().err
+
+
+def _toml_blocks(path: str) -> list[str]:
+    import re
+
+    with open(path, encoding="utf-8") as handle:
+        return re.findall(r"```toml\n(.*?)```", handle.read(), re.S)
+
+
+@pytest.mark.parametrize("doc", ["README.md", os.path.join("docs", "integrations.md")])
+def test_documented_configuration_examples_are_valid(tmp_path, doc):
+    from fanout_lint.rules import ALL_RULES
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    blocks = _toml_blocks(os.path.join(root, doc))
+    assert blocks
+    for block in blocks:
+        path = _write(tmp_path / "pyproject.toml", block)
+        config = load_config(path, ALL_RULES)  # raises on any unknown key, rule or option
+        assert config.fail_on is not None
