@@ -281,6 +281,8 @@ def concat_text(parts: list) -> Any:
             merged.append(piece)
     if all(isinstance(p, str) for p in merged):
         return "".join(merged)
+    if len(merged) == 1:
+        return merged[0]  # a string that is exactly one reference is that reference
     return Interpolated(tuple(merged))
 
 
