@@ -1,7 +1,9 @@
 """Terraform resources (hashicorp/aws) into graph nodes, whatever the Terraform source.
 
-The mapping from ``aws_sqs_queue`` & co. to model nodes lives here once, so a plan JSON
-and an HCL directory give the same nodes. A loader hands each resource over as a
+The mapping from ``aws_sqs_queue`` & co. to model nodes, written against a small view
+of a resource so that any Terraform source can use it. The plan JSON loader does; the
+HCL loader (``terraform.py``) still has its own builder with the same meaning, and the
+twin fixtures keep the two in agreement. A loader hands each resource over as a
 ``ResourceView``: it answers "what is this attribute?" (a ``Value``) and "which node does
 this attribute point at?" (a node id, an External node id, or None when unset). How it
 answers (planned values, configuration references, HCL expressions) is the loader's
