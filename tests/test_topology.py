@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -308,3 +309,13 @@ def test_the_readme_shows_the_real_diagram_of_the_examples(capsys, monkeypatch):
     begin, end = "<!-- graph-of-examples: begin -->\n```mermaid\n", "```\n<!-- graph-of-examples: end -->"
     shown = readme.split(begin, 1)[1].split(end, 1)[0]
     assert shown == out, "README's diagram is stale: paste the output of `fanout-lint graph examples/` between the markers"
+
+
+def test_graph_of_templates_imports_neither_cfn_lint_nor_the_hcl_parser():
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "fanout_lint", "graph", "examples/", "--format", "dot"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("digraph fanout {")
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
