@@ -142,3 +142,19 @@ Metadata:
     assert document["suppressed"][0]["suppression"]["reason"] == "blue/green"
     assert "no-such-rule" in document["notices"][0]["message"]
 
+
+
+def test_terraform_comment_suppressions_go_through_the_same_policy(tmp_path):
+    source = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "tf_fires", "main.tf")
+    with open(source, encoding="utf-8") as handle:
+        text = handle.read()
+    unit = tmp_path / "infra"
+    unit.mkdir()
+    marker = 'resource "aws_sqs_queue" "orders" {\n'
+    (unit / "main.tf").write_text(text.replace(
+        marker, "# fanout-lint: ignore=FL201 until=2026-03-31 -- blue/green pair\n" + marker, 1), encoding="utf-8")
+    before = _lint(str(unit), today=datetime.date(2026, 3, 1))
+    assert before.findings == [] and [s.suppression.reason for s in before.suppressed] == ["blue/green pair"]
+    after = _lint(str(unit), today=datetime.date(2026, 4, 1))
+    assert [f.resource for f in after.findings] == ["aws_sqs_queue.orders"]
+    assert "expired on 2026-03-31" in after.notices[0].message
