@@ -318,4 +318,5 @@ def test_graph_of_templates_imports_neither_cfn_lint_nor_the_hcl_parser():
     )
     assert done.returncode == 0 and done.stdout.startswith("digraph fanout {")
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "fanout_lint.graph_command" in imported  # the import log was read
     assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
