@@ -56,10 +56,11 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
     """Apply the baseline, write the report, and return the exit code."""
-    from fanout_lint import baseline
     from fanout_lint.cli import EXIT_ERROR, EXIT_OK, exit_code
 
     root = args.repo_root
+    if args.baseline or args.write_baseline:
+        from fanout_lint import baseline  # hashing only when fingerprints are needed
     if args.baseline:
         try:
             known = baseline.load(args.baseline)

@@ -19,11 +19,6 @@ from fanout_lint.findings import Severity
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import Settings, find_rule
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
 KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options")
@@ -77,6 +72,11 @@ def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
     text = raw.decode("utf-8", errors="replace")
+    # parsed only when there is a file: most runs have none, and start-up counts in a hook
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
