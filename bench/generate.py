@@ -50,7 +50,8 @@ def topology(rng: random.Random, resources: int, flaw_rate: float = 0.2) -> list
     while total < resources or not cells:
         index = len(cells)
         consumers = []
-        for j in range(rng.randint(1, 4)):
+        room = max(1, (resources - total - 1) // RESOURCES_PER_HEALTHY_CONSUMER)
+        for j in range(min(rng.randint(1, 4), room)):
             flaw = rng.choice(FLAWS) if rng.random() < flaw_rate else None
             consumers.append(Consumer(f"C{index}x{j}", flaw))
         cells.append(Cell(f"Topic{index}", tuple(consumers)))
