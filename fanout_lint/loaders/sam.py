@@ -206,36 +206,50 @@ def _topic_is_fifo(topic: Any, by_id: dict) -> bool:
 
 
 def _connector(resource: RawResource, props: dict, logical: str, by_id: dict) -> list[RawResource]:
-    """The grants of a connector from a topic to a queue or a function."""
+    """The grants of a connector from a topic to a queue or a function.
+
+    Each end is named by ``Id`` (a resource of the template) or by ``Type`` and ``Arn``
+    (plus ``QueueUrl`` for a queue); both forms grant the same.
+    """
     source = props.get("Source")
     permissions = props.get("Permissions")
     if not isinstance(source, dict) or not isinstance(permissions, list) or "Write" not in permissions:
         return []
-    source_id = source.get("Id")
-    source_resource = by_id.get(source_id) if isinstance(source_id, str) else None
-    if source_resource is None or source_resource.type != "AWS::SNS::Topic":
+    source_type, topic_arn, _ = _reference(source, by_id)
+    if source_type != "AWS::SNS::Topic" or topic_arn is None:
         return []
     destinations = props.get("Destination")
     destinations = destinations if isinstance(destinations, list) else [destinations]
     out = []
     for index, destination in enumerate(destinations):
-        if not isinstance(destination, dict) or not isinstance(destination.get("Id"), str):
+        if not isinstance(destination, dict):
             continue
-        target = by_id.get(destination["Id"])
-        if target is None:
-            continue
+        target_type, target_arn, target_url = _reference(destination, by_id)
         suffix = "" if len(destinations) == 1 else f"Destination{index}"
-        topic_arn = {"Ref": source_id}
-        if target.type == "AWS::SQS::Queue":
-            policy = _queue_policy(f"{logical}{suffix}QueuePolicy", [{"Ref": target.id}], topic_arn,
+        if target_type == "AWS::SQS::Queue" and (target_url or target_arn) is not None:
+            policy = _queue_policy(f"{logical}{suffix}QueuePolicy", [target_url or target_arn], topic_arn,
                                    resource, resource.loc)
             policy.generated_by = "SAM connector"
             out.append(policy)
-        elif target.type in ("AWS::Lambda::Function", "AWS::Serverless::Function"):
+        elif target_type in ("AWS::Lambda::Function", "AWS::Serverless::Function") and target_arn is not None:
             out.append(
                 _generated(f"{logical}{suffix}WriteLambdaPermission", "AWS::Lambda::Permission",
-                           {"FunctionName": {"Ref": target.id}, "Action": "lambda:InvokeFunction",
+                           {"FunctionName": target_arn, "Action": "lambda:InvokeFunction",
                             "Principal": "sns.amazonaws.com", "SourceArn": topic_arn},
                            resource, resource.loc, "SAM connector")
             )
     return out
+
+
+def _reference(end: dict, by_id: dict) -> tuple[str | None, Any, Any]:
+    """(type, ARN-or-ref, queue URL) of a connector end, or Nones when it names nothing."""
+    end_id = end.get("Id")
+    if isinstance(end_id, str):
+        target = by_id.get(end_id)
+        if target is None:
+            return None, None, None
+        return target.type, {"Ref": end_id}, {"Ref": end_id}
+    end_type = end.get("Type")
+    if not isinstance(end_type, str):
+        return None, None, None
+    return end_type, end.get("Arn"), end.get("QueueUrl")
