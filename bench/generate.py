@@ -317,9 +317,11 @@ def generate_repo(
         if fmt == "tf":
             path = os.path.join(team, f"stack{index:04d}")
             os.makedirs(path, exist_ok=True)
-            for name, text in terraform_files(cells).items():
+            files = terraform_files(cells)
+            for name, text in files.items():
                 with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
                     handle.write(text)
+            count = sum(text.count('\nresource "') + text.startswith('resource "') for text in files.values())
         else:
             template = cfn_template(cells, sam=fmt == "sam")
             extension = "json" if fmt == "json" else "yaml"
@@ -327,7 +329,7 @@ def generate_repo(
             text = render_json(template) if fmt == "json" else render_yaml(template)
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text)
-        count = sum(1 + RESOURCES_PER_HEALTHY_CONSUMER * len(c.consumers) for c in cells)
+            count = len(template["Resources"])
         written.append(Unit(path, fmt, count))
     return written
 
