@@ -21,7 +21,7 @@ import sys
 # The CLI and the loaders it uses are the thing under test; the format census below only
 # reuses their discovery and parsing so that it counts exactly what the CLI sees.
 from fanout_lint.discover import discover
-from fanout_lint.loaders.cfn_template import is_template, uses_sam
+from fanout_lint.loaders.cfn_template import is_template, means_sam, raw_resources
 from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
 
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
@@ -113,13 +113,24 @@ def template_format(path: str) -> str:
         return "terraform plan"
     if not is_template(data):
         return "not a template"
-    if uses_sam(data):
+    if means_sam(data, raw_resources(data, path)):
         return "sam"
-    resources = data.get("Resources") or {}
-    if any(isinstance(r, dict) and isinstance(r.get("Metadata"), dict) and "aws:cdk:path" in r["Metadata"]
-           for r in resources.values()):
+    if is_cdk_output(path, data):
         return "cdk json"
     return "cloudformation json" if is_json else "cloudformation yaml"
+
+
+def is_cdk_output(path: str, data: dict) -> bool:
+    """cdk synth names its output <Stack>.template.json and marks it (unless told not to)."""
+    resources = data.get("Resources") or {}
+    parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
+    return (
+        path.endswith(".template.json")
+        or "BootstrapVersion" in parameters
+        or any(isinstance(r, dict) and (r.get("Type") == "AWS::CDK::Metadata" or (
+            isinstance(r.get("Metadata"), dict) and "aws:cdk:path" in r["Metadata"]))
+            for r in resources.values())
+    )
 
 
 def add_up(results) -> dict:

@@ -55,6 +55,17 @@ def uses_sam(data: dict) -> bool:
     return SAM_TRANSFORM in [n for n in names if isinstance(n, str)]
 
 
+def means_sam(data: dict, resources: list["RawResource"]) -> bool:
+    """The SAM transform applies, declared or not.
+
+    CloudFormation rejects ``AWS::Serverless::*`` types without the transform, so a
+    template that has them can only mean SAM (the SAM translator's own test inputs, and
+    templates whose transform a pipeline adds, leave the line out). Read literally, its
+    connectors and events would vanish and rules would report what they grant as missing.
+    """
+    return uses_sam(data) or any(r.type.startswith("AWS::Serverless::") for r in resources)
+
+
 def raw_resources(data: dict, file: str) -> list[RawResource]:
     resources = data.get("Resources")
     if not isinstance(resources, dict):

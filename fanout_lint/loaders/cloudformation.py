@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from fanout_lint.loaders import sam
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
-from fanout_lint.loaders.cfn_template import RawResource, raw_resources, uses_sam
+from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.loaders.source import loc_of
 from fanout_lint.model.defaults import default_of
@@ -40,7 +40,7 @@ NAME_PROPERTIES = {
 
 def load_template(data: dict, file: str) -> Graph:
     resources = raw_resources(data, file)
-    if uses_sam(data):
+    if means_sam(data, resources):
         resources = sam.expand(resources, data)
     parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
     mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}
