@@ -15,12 +15,19 @@ first instance's ``"address"`` line.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.source import loc_of
-from fanout_lint.loaders.terraform_resources import HANDLERS, Collected, add_resource
+from fanout_lint.loaders.terraform_resources import (
+    HANDLERS,
+    KIND_TYPES,
+    NAME_ARGUMENTS,
+    Collected,
+    add_resource,
+    json_document,
+    named_resource,
+)
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import External, Loc, Suppression, Unit
 from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, choice
@@ -29,15 +36,6 @@ SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
 MAX_REFERENCE_HOPS = 32
 
-_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
-_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
-_KIND_TYPES = {
-    "queue": ("aws_sqs_queue",),
-    "topic": ("aws_sns_topic",),
-    "function": ("aws_lambda_function",),
-}
-_NAME_ATTRIBUTE = {"aws_sqs_queue": "name", "aws_sns_topic": "name", "aws_lambda_function": "function_name"}
-_KIND_OF_TYPE = {"aws_sqs_queue": "queue", "aws_sns_topic": "topic", "aws_lambda_function": "function"}
 _IGNORED_HEADS = {"local", "each", "count", "path", "terraform", "self"}
 
 
@@ -163,11 +161,11 @@ class _Plan:
         return {}
 
     def _index_names(self, resource: "PlanResource") -> None:
-        kind = _KIND_OF_TYPE.get(resource.type)
-        if kind is None:
+        if resource.type not in NAME_ARGUMENTS:
             return
+        kind, argument = NAME_ARGUMENTS[resource.type]
         for instance in resource.instances:
-            name = instance.values.get(_NAME_ATTRIBUTE[resource.type])
+            name = instance.values.get(argument)
             if isinstance(name, str) and name:
                 self.names.setdefault((kind, name), resource.address)
             for attr in ("arn", "url", "id"):
@@ -221,19 +219,7 @@ class _Plan:
         """A resource of the plan named by an ARN, a queue URL or a name."""
         if text in self.literals:
             return self.literals[text]
-        match = _ARN.match(text)
-        if match:
-            service, rest = match.groups()
-            if service == "lambda":
-                parts = rest.split(":")
-                return self.names.get(("function", parts[1])) if len(parts) >= 2 and parts[0] == "function" else None
-            return self.names.get(("queue" if service == "sqs" else "topic", rest))
-        match = _QUEUE_URL.match(text)
-        if match:
-            return self.names.get(("queue", match.group(1)))
-        if kind in _KIND_TYPES:
-            return self.names.get((kind, text))
-        return None
+        return named_resource(text, kind, self.names)
 
     def external(self, label: str) -> str:
         node_id = f"external: {label}"
@@ -334,6 +320,15 @@ class PlanResource:
                 options.append(default if default is not None else Known(None))
         return choice(options) if options else Unknown("no instance")
 
+    def written(self, attr: str) -> bool:
+        return self._expression((attr,)) is not None
+
+    def document(self, attr: str) -> Value:
+        return json_document(self.value(attr))
+
+    def leaf(self, raw: Any) -> Value:
+        return Known(raw)  # a planned document is plain JSON
+
     def _known(self, raw: Any, expression: Any) -> Known:
         if expression is None and self.config:
             return Known(raw, DEFAULT)  # not written: the provider filled in its default
@@ -352,10 +347,17 @@ class PlanResource:
     def target(self, attr: str, kind: str) -> str | None:
         return self._target((attr,), kind, [i.values.get(attr) for i in self.instances])
 
-    def block_target(self, path: tuple[str, ...], kind: str) -> str | None:
-        return self._target(path, kind, [_dig(i.values, path) for i in self.instances])
+    def targets(self, attr: str, kind: str) -> tuple[str, ...]:
+        found = self.target(attr, kind)
+        return (found,) if found else ()
+
+    def block_targets(self, path: tuple[str, ...], kind: str) -> tuple[str, ...]:
+        found = self._target(path, kind, [_dig(i.values, path) for i in self.instances])
+        return (found,) if found else ()
 
     def json_target(self, attr: str, text: Any, kind: str) -> str | None:
+        if text is not None and not isinstance(text, str):
+            return None  # a planned document names resources by ARN strings only
         # A document known only after apply: its references are all there is to follow.
         return self._target((attr,), kind, [text] if text is not None else None)
 
@@ -365,7 +367,7 @@ class PlanResource:
         if texts is not None and not strings and not self._pending(path, expression):
             return None  # not set (a known null, or never written)
         resolved = self.plan.resolve_expression(expression, self.module_path)
-        wanted = _KIND_TYPES.get(kind)
+        wanted = KIND_TYPES.get(kind)
         nodes = {r for r in resolved if r in self.plan.resources
                  and (wanted is None or self.plan.resources[r].type in wanted)}
         if len(nodes) == 1:
