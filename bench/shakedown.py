@@ -1,12 +1,14 @@
 """Real-world shakedown: lint directories of public repositories and count what comes out.
 
-Usage: python bench/shakedown.py REPOS_DIR [--out SUMMARY.json] [--jobs N]
+Usage: python bench/shakedown.py REPOS_DIR [--out SUMMARY.json] [--jobs N] [--cli COMMAND]
 
 REPOS_DIR holds one exported repository per subdirectory (see docs/shakedown.md for the
 export commands). This script never fetches anything: it runs the ``fanout-lint`` CLI of
 the current interpreter once per repository with ``--format json`` and prints, per
 repository and in total, the units linted (by format), the findings per rule and the
 errors by kind. A traceback on standard error counts as a crash of the whole run.
+``--cli`` runs another build instead (say an older checkout, to count "before" a fix):
+``--cli "env PYTHONPATH=/tmp/old python -m fanout_lint"``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import collections
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -32,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("repos_dir")
     parser.add_argument("--out", help="write the summary as JSON here")
     parser.add_argument("--jobs", default="2", help="passed to fanout-lint -j")
+    parser.add_argument("--cli", help="the fanout-lint command to run (default: this interpreter's)")
     args = parser.parse_args(argv)
 
     repos = sorted(
@@ -39,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     per_repo = {}
     for name in repos:
-        per_repo[name] = lint_repo(os.path.join(args.repos_dir, name), args.jobs)
+        per_repo[name] = lint_repo(os.path.join(args.repos_dir, name), args.jobs, args.cli)
     total = add_up(per_repo.values())
     print(render(per_repo, total))
     if args.out:
@@ -48,9 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def lint_repo(path: str, jobs: str) -> dict:
+def lint_repo(path: str, jobs: str, cli: str | None = None) -> dict:
+    command = shlex.split(cli) if cli else [sys.executable, "-m", "fanout_lint"]
     run = subprocess.run(
-        [sys.executable, "-m", "fanout_lint", "check", "--format", "json", "-j", jobs, "--fail-on", "error", path],
+        command + ["check", "--format", "json", "-j", jobs, "--fail-on", "error", path],
         capture_output=True,
         text=True,
     )
