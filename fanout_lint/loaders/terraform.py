@@ -3,14 +3,17 @@
 The nodes are those the CloudFormation loader builds, so no rule knows which format it
 reads: a node's id is the Terraform address (``aws_sqs_queue.orders``,
 ``module.billing.aws_sqs_queue.this``) and its location the block's line in its file.
-Absent arguments take the provider defaults (``fanout_lint.model.defaults``), and an
-argument set to ``null`` is absent.
+What each resource type means is ``terraform_resources.py`` (shared with the plan
+loader); this module answers its questions from HCL: arguments evaluated in the
+resource's scope (an argument set to ``null`` is absent, so the provider default
+applies), references followed to the resources of the unit, comments read as
+suppressions.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any
 
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.hcl_expressions import (
@@ -24,7 +27,6 @@ from fanout_lint.loaders.hcl_expressions import (
     render,
 )
 from fanout_lint.loaders.hcl_syntax import Block
-from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.loaders.terraform_modules import (
     Instance,
     Module,
@@ -34,32 +36,16 @@ from fanout_lint.loaders.terraform_modules import (
     instance_scope,
     load_unit,
 )
-from fanout_lint.model.defaults import default_of
-from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import (
-    NONE,
-    DeadLetterUse,
-    EventSourceMapping,
-    External,
-    Function,
-    LambdaPermission,
-    Loc,
-    Node,
-    Queue,
-    QueuePolicy,
-    Redrive,
-    Subscription,
-    Suppression,
-    Topic,
-    Unit,
+from fanout_lint.loaders.terraform_resources import (
+    HANDLERS,
+    NAME_ARGUMENTS,
+    Collected,
+    add_resource,
+    named_resource,
 )
-from fanout_lint.model.values import Known, OneOf, Unknown, Value, candidates, choice, to_bool, to_int
-
-NAME_ARGUMENTS = {"aws_sqs_queue": ("queue", "name"), "aws_sns_topic": ("topic", "name"),
-                  "aws_lambda_function": ("function", "function_name")}
-
-_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
-_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.nodes import NONE, External, Loc, Suppression, Unit
+from fanout_lint.model.values import Known, Unknown, Value, candidates, choice
 
 
 def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
@@ -67,51 +53,38 @@ def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
     if root is None or unit.incomplete:
         return [], unit.errors
     builder = _Builder(unit, root)
-    builder.build()
+    out = Collected()
+    for resource in unit.resources.values():
+        if resource.type in HANDLERS and exists(resource):
+            add_resource(out, _HclResource(builder, resource))
     graph = Graph(
         Unit(path, "terraform", tuple(unit.files)),
-        builder.nodes + list(builder.externals.values()),
-        builder.dead_letter_uses,
+        out.finish() + list(builder.externals.values()),
+        out.dead_letter_uses,
     )
     return [graph], unit.errors
 
 
 class _Builder:
+    """What every resource of the unit shares: names, exports, scopes, External nodes."""
+
     def __init__(self, unit: UnitState, root: Module):
         self.unit = unit
         self.root = root
-        self.nodes: list[Node] = []
-        self.dead_letter_uses: list[DeadLetterUse] = []
         self.externals: dict[str, External] = {}
-        self.resources = [r for r in unit.resources.values() if exists(r)]
         self.names: dict[tuple[str, str], str] = {}
         self.scopes: dict[str, Instance] = {}
-        self.redrives: dict[str, tuple[Resource, Value]] = {}  # queue address -> separate redrive resource
-        self.unknown_redrive_target = False
         self.exported: set[str] = set()
-
-    def build(self) -> None:
-        for resource in self.resources:
-            if resource.type in NAME_ARGUMENTS:
+        for resource in unit.resources.values():
+            if resource.type in NAME_ARGUMENTS and exists(resource):
                 kind, argument = NAME_ARGUMENTS[resource.type]
                 name = self.value(resource, argument)
                 if isinstance(name, Known) and isinstance(name.value, str):
                     self.names.setdefault((kind, name.value), resource.address)
-        for output in self.root.outputs:
-            value = self.root.output(output)
+        for output in root.outputs:
+            value = root.output(output)
             for option in candidates(value) or ():
                 self.exported.update(ref.address for ref in refs_in(option.value))
-        for resource in self.resources:
-            if resource.type == "aws_sqs_queue_redrive_policy":
-                queue = self.target(resource, "queue_url", "queue")
-                if queue is None or queue not in self.unit.resources:
-                    self.unknown_redrive_target = True
-                    continue
-                self.redrives[queue] = (resource, self.raw(resource, "redrive_policy"))
-        for resource in self.resources:
-            handler = _HANDLERS.get(resource.type)
-            if handler is not None:
-                handler(self, resource)
 
     # -- helpers ---------------------------------------------------------------
     def scope(self, resource: Resource) -> Instance:
@@ -134,14 +107,6 @@ class _Builder:
     def loc(self, resource: Resource, name: str | None = None, block: Block | None = None) -> Loc:
         attribute = (block or resource.block).body.attributes.get(name) if name else None
         return Loc(resource.file, attribute.line if attribute else resource.block.line, 1)
-
-    def common(self, resource: Resource) -> dict:
-        return {
-            "id": resource.address,
-            "loc": Loc(resource.file, resource.block.line, 1),
-            "type": resource.type,
-            "suppressions": self.suppressions(resource),
-        }
 
     def target(self, resource: Resource, name: str, kind: str | None, block: Block | None = None) -> str | None:
         """The node an argument points at, an External node, or None when it is unset."""
@@ -198,32 +163,13 @@ class _Builder:
         return address if resource is not None else ""
 
     def _literal(self, text: str, kind: str | None) -> str | None:
-        match = _ARN.match(text)
-        if match:
-            service, rest = match.groups()
-            if service == "lambda":
-                parts = rest.split(":")
-                if len(parts) >= 2 and parts[0] == "function":
-                    return self.names.get(("function", parts[1]))
-                return None
-            return self.names.get(("queue" if service == "sqs" else "topic", rest))
-        match = _QUEUE_URL.match(text)
-        if match:
-            return self.names.get(("queue", match.group(1)))
-        if kind in ("queue", "topic", "function"):
-            return self.names.get((kind, text))
-        return None
+        return named_resource(text, kind, self.names)
 
     def external(self, label: str, loc: Loc) -> str:
         node_id = f"external: {label}"
         if node_id not in self.externals:
             self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
         return node_id
-
-    def dead_letter(self, resource: Resource, name: str, block: Block, via: str) -> None:
-        target = self.target(resource, name, "queue", block)
-        if target:
-            self.dead_letter_uses.append(DeadLetterUse(target, resource.address, via))
 
     def suppressions(self, resource: Resource) -> tuple[Suppression, ...]:
         comments = self.unit.comments.get(resource.file, {})
@@ -237,6 +183,66 @@ class _Builder:
         for line in sorted(lines):
             found.extend(parse_suppression(comments[line], Loc(resource.file, line, 1)))
         return tuple(found)
+
+
+class _HclResource:
+    """One resource block, seen through ``terraform_resources.ResourceView``."""
+
+    def __init__(self, builder: _Builder, resource: Resource):
+        self.b = builder
+        self.resource = resource
+        self.address = resource.address
+        self.type = resource.type
+        self.loc = Loc(resource.file, resource.block.line, 1)
+        self.suppressions = builder.suppressions(resource)
+        self.exported = resource.address in builder.exported
+
+    def value(self, attr: str, default: Value | None = None) -> Value:
+        return self.b.value(self.resource, attr, default)
+
+    def written(self, attr: str) -> bool:
+        return attr in self.resource.block.body.attributes
+
+    def document(self, attr: str) -> Value:
+        return _json_document(self.b, self.resource, attr)
+
+    def leaf(self, raw: Any) -> Value:
+        if isinstance(raw, Hole):
+            return Unknown(raw.reason)
+        if isinstance(raw, ATOMS):
+            return Unknown("known only after apply")
+        return Known(raw)
+
+    def json_target(self, attr: str, raw: Any, kind: str) -> str | None:
+        if raw is None:
+            return None  # a document we cannot read names nothing we can follow
+        return self.b.target_of(Known(raw), kind, render_payload(raw), self.prop_loc(attr))
+
+    def target(self, attr: str, kind: str) -> str | None:
+        return self.b.target(self.resource, attr, kind)
+
+    def targets(self, attr: str, kind: str) -> tuple[str, ...]:
+        return self.b.targets(self.resource, attr, kind)
+
+    def block_targets(self, path: tuple[str, ...], kind: str) -> tuple[str, ...]:
+        *nesting, attr = path
+        blocks = [self.resource.block]
+        for name in nesting:
+            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
+        found = (self.b.target(self.resource, attr, kind, block) for block in blocks)
+        return tuple(dict.fromkeys(f for f in found if f))
+
+    def prop_loc(self, attr: str) -> Loc:
+        return self.b.loc(self.resource, attr)
+
+
+def render_payload(payload: Any) -> str:
+    """A label for an External node named inside a document."""
+    if isinstance(payload, Ref):
+        return f"{payload.address}.{payload.attribute}".rstrip(".")
+    if isinstance(payload, str):
+        return payload
+    return "expression"
 
 
 _IGNORE = re.compile(r"^fanout-lint:\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)$")
@@ -302,221 +308,4 @@ def _json_document(b: _Builder, resource: Resource, name: str) -> Value:
         if not isinstance(document, dict):
             return Unknown(f"{name} is not a JSON object")
         decoded.append(Known(document, option.origin, option.detail))
-    if len(decoded) == 1:
-        return decoded[0]
-    return OneOf(tuple(decoded)) if all(isinstance(d, Known) for d in decoded) else Unknown("conditional document")
-
-
-def _redrive_from(b: _Builder, resource: Resource, document: Value, loc: Loc, with_count: bool) -> Value:
-    options = candidates(document)
-    if options is None:
-        return document
-    results = set()
-    built: list[Value] = []
-    for option in options:
-        policy = option.value
-        if policy is None:
-            built.append(NONE)
-            results.add(None)
-            continue
-        if "deadLetterTargetArn" not in policy:
-            return Unknown("redrive policy without deadLetterTargetArn")
-        dlq = b.target_of(Known(policy["deadLetterTargetArn"]), "queue", "deadLetterTargetArn", loc)
-        if dlq is None:
-            built.append(NONE)
-            results.add(None)
-            continue
-        count: Value = NONE
-        if with_count:
-            raw_count = policy.get("maxReceiveCount")
-            if isinstance(raw_count, ATOMS):
-                count = Unknown("maxReceiveCount is not known")
-            elif raw_count is None:
-                count = default_of("redrive.max_receive_count")
-            else:
-                count = to_int(Known(raw_count, option.origin, option.detail))
-        built.append(Known(Redrive(dlq, count, loc)))
-        results.add((dlq, count))
-    if len(results) != 1:
-        return Unknown("a condition chooses the redrive policy")
-    return built[0]
-
-
-# -- one function per resource type ------------------------------------------
-
-def _topic(b: _Builder, r: Resource) -> None:
-    b.nodes.append(Topic(
-        **b.common(r),
-        name=b.value(r, "name"),
-        fifo=to_bool(b.value(r, "fifo_topic", default_of("topic.fifo"))),
-        kms_master_key_id=b.value(r, "kms_master_key_id"),
-        exported=r.address in b.exported,
-    ))
-
-
-def _queue(b: _Builder, r: Resource) -> None:
-    redrive = _redrive_from(b, r, _json_document(b, r, "redrive_policy"), b.loc(r, "redrive_policy"), True)
-    if isinstance(redrive, Known) and redrive.value is None:
-        if r.address in b.redrives:
-            separate, document = b.redrives[r.address]
-            redrive = _redrive_from(b, separate, _json_document(b, separate, "redrive_policy"),
-                                    Loc(separate.file, separate.block.line, 1), True)
-        elif b.unknown_redrive_target:
-            redrive = Unknown("an aws_sqs_queue_redrive_policy names a queue we cannot resolve")
-    b.nodes.append(Queue(
-        **b.common(r),
-        name=b.value(r, "name"),
-        fifo=to_bool(b.value(r, "fifo_queue", default_of("queue.fifo"))),
-        visibility_timeout=to_int(b.value(r, "visibility_timeout_seconds", default_of("queue.visibility_timeout"))),
-        message_retention=to_int(b.value(r, "message_retention_seconds", default_of("queue.message_retention"))),
-        redrive=redrive,
-        kms_master_key_id=b.value(r, "kms_master_key_id"),
-        sqs_managed_sse=to_bool(b.value(r, "sqs_managed_sse_enabled")),
-    ))
-    if "policy" in r.block.body.attributes:
-        common = b.common(r)
-        b.nodes.append(QueuePolicy(
-            **{**common, "id": f"{r.address}.policy", "type": "aws_sqs_queue.policy"},
-            resource=r.address,
-            queues=(r.address,),
-            statements=_statements(b, r, "policy"),
-        ))
-
-
-def _statements(b: _Builder, r: Resource, name: str) -> Value:
-    document = _json_document(b, r, name)
-    if not isinstance(document, Known) or not isinstance(document.value, dict):
-        return document if isinstance(document, Unknown) else Unknown("policy is not known")
-    loc = b.loc(r, name)
-    return parse_policy(
-        document.value,
-        loc,
-        _policy_value,
-        lambda node, at: b.target_of(Known(node), "topic", render_payload(node), at),
-    )
-
-
-def _policy_value(node: Any) -> Value:
-    if isinstance(node, Hole):
-        return Unknown(node.reason)
-    if isinstance(node, ATOMS):
-        return Unknown("known only after apply")
-    return Known(node)
-
-
-def render_payload(payload: Any) -> str:
-    if isinstance(payload, Ref):
-        return f"{payload.address}.{payload.attribute}".rstrip(".")
-    if isinstance(payload, str):
-        return payload
-    return "expression"
-
-
-def _queue_policy(b: _Builder, r: Resource) -> None:
-    b.nodes.append(QueuePolicy(
-        **b.common(r),
-        queues=b.targets(r, "queue_url", "queue"),
-        statements=_statements(b, r, "policy"),
-    ))
-
-
-def _endpoint_kind(protocol: Value) -> str | None:
-    if isinstance(protocol, Known) and isinstance(protocol.value, str):
-        return {"sqs": "queue", "lambda": "function"}.get(protocol.value.lower())
-    return None
-
-
-def _subscription(b: _Builder, r: Resource) -> None:
-    protocol = b.value(r, "protocol")
-    kind = _endpoint_kind(protocol)
-    redrive = _redrive_from(b, r, _json_document(b, r, "redrive_policy"), b.loc(r, "redrive_policy"), False)
-    redrive_dlq: Value = Known(redrive.value.dlq) if isinstance(redrive, Known) and redrive.value else redrive
-    filter_policy = b.value(r, "filter_policy")
-    b.nodes.append(Subscription(
-        **b.common(r),
-        topic=b.target(r, "topic_arn", "topic"),
-        protocol=protocol,
-        endpoint=b.target(r, "endpoint", kind) if kind else None,
-        raw_message_delivery=to_bool(b.value(r, "raw_message_delivery", default_of("subscription.raw_message_delivery"))),
-        redrive_dlq=redrive_dlq,
-        filter_policy=not (isinstance(filter_policy, Known) and filter_policy.value is None),
-    ))
-
-
-def _function(b: _Builder, r: Resource) -> None:
-    b.nodes.append(Function(
-        **b.common(r),
-        name=b.value(r, "function_name"),
-        timeout=to_int(b.value(r, "timeout", default_of("function.timeout"))),
-    ))
-    for config in r.block.body.blocks_of("dead_letter_config"):
-        b.dead_letter(r, "target_arn", config, "dead_letter_config")
-
-
-def _on_failure(b: _Builder, r: Resource) -> None:
-    for destination in r.block.body.blocks_of("destination_config"):
-        for on_failure in destination.body.blocks_of("on_failure"):
-            for name in ("destination_arn", "destination"):
-                if name in on_failure.body.attributes:
-                    b.dead_letter(r, name, on_failure, "destination_config on_failure")
-
-
-def _mapping(b: _Builder, r: Resource) -> None:
-    b.nodes.append(EventSourceMapping(
-        **b.common(r),
-        source=b.target(r, "event_source_arn", "queue"),
-        function=b.target(r, "function_name", "function"),
-        batch_size=to_int(b.value(r, "batch_size", default_of("mapping.batch_size"))),
-        batching_window=to_int(b.value(r, "maximum_batching_window_in_seconds", default_of("mapping.batching_window"))),
-        response_types=_string_list(b.value(r, "function_response_types", Known(()))),
-        enabled=to_bool(b.value(r, "enabled", default_of("mapping.enabled"))),
-    ))
-    _on_failure(b, r)
-
-
-def _string_list(value: Value) -> Value:
-    options = candidates(value)
-    if options is None:
-        return value
-    out = []
-    for option in options:
-        items = option.value
-        if not isinstance(items, (list, tuple)) or not all(isinstance(v, str) for v in items):
-            return Unknown("list with unevaluated items")
-        out.append(Known(tuple(items), option.origin, option.detail))
-    return choice(out)
-
-
-def _permission(b: _Builder, r: Resource) -> None:
-    b.nodes.append(LambdaPermission(
-        **b.common(r),
-        function=b.target(r, "function_name", "function"),
-        principal=b.value(r, "principal"),
-        action=b.value(r, "action"),
-        source_arn=b.target(r, "source_arn", "topic"),
-    ))
-
-
-def _event_target(b: _Builder, r: Resource) -> None:
-    for config in r.block.body.blocks_of("dead_letter_config"):
-        b.dead_letter(r, "arn", config, "EventBridge target dead_letter_config")
-
-
-def _schedule(b: _Builder, r: Resource) -> None:
-    for target in r.block.body.blocks_of("target"):
-        for config in target.body.blocks_of("dead_letter_config"):
-            b.dead_letter(r, "arn", config, "Scheduler dead_letter_config")
-
-
-_HANDLERS: dict[str, Callable[[_Builder, Resource], None]] = {
-    "aws_sns_topic": _topic,
-    "aws_sqs_queue": _queue,
-    "aws_sqs_queue_policy": _queue_policy,
-    "aws_sns_topic_subscription": _subscription,
-    "aws_lambda_function": _function,
-    "aws_lambda_event_source_mapping": _mapping,
-    "aws_lambda_function_event_invoke_config": _on_failure,
-    "aws_lambda_permission": _permission,
-    "aws_cloudwatch_event_target": _event_target,
-    "aws_scheduler_schedule": _schedule,
-}
+    return choice(decoded)
