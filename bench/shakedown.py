@@ -54,10 +54,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def lint_repo(path: str, jobs: str, cli: str | None = None) -> dict:
     command = shlex.split(cli) if cli else [sys.executable, "-m", "fanout_lint"]
+    path = os.path.abspath(path)
     run = subprocess.run(
         command + ["check", "--format", "json", "-j", jobs, "--fail-on", "error", path],
         capture_output=True,
         text=True,
+        cwd=os.path.dirname(path),  # `python -m` puts the cwd first on sys.path: not a checkout's
     )
     crashed = "Traceback" in run.stderr or run.returncode not in (0, 1, 2)
     try:
