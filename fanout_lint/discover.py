@@ -2,7 +2,9 @@
 
 A CloudFormation file is one unit; a Terraform directory (all its ``*.tf``) is one unit;
 a plan JSON file is one unit. Whether a YAML or JSON file is a template is decided by
-its content when it is loaded, so this stage only looks at names.
+its content when it is loaded, so this stage only looks at names, and at the ``module``
+blocks of Terraform directories: a directory another unit of the run loads as a local
+module is linted inside that unit, with its real inputs, not again on its own.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass
+
+from fanout_lint.module_calls import modules_of_others
 
 SKIP_DIRS = {".git", "node_modules", ".terraform", "__pycache__", ".venv", ".tox"}
 CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
@@ -42,7 +46,12 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
                 candidates.setdefault(_key(candidate), candidate)
         else:
             missing.append(Missing(path, "no such file or directory"))
-    ordered = sorted(candidates.values(), key=lambda c: (c.path, c.kind))
+    terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
+    modules = modules_of_others(terraform) if len(terraform) > 1 else set()
+    ordered = sorted(
+        (c for c in candidates.values() if not (c.kind == "terraform" and c.path in modules)),
+        key=lambda c: (c.path, c.kind),
+    )
     return ordered, missing
 
 
