@@ -25,7 +25,7 @@ _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n")
 def local_sources(text: str) -> list[str]:
     """The literal local ``source`` of each top-level ``module`` block (``./x``, ``../x``)."""
     found: list[str] = []
-    if not _MODULE_BLOCK.search(text):
+    if "module" not in text or not _MODULE_BLOCK.search(text):
         return found  # most files call no module: no need to tokenize them
     tokens = _tokens(text)
     for index, (kind, value, depth) in enumerate(tokens):
@@ -60,7 +60,7 @@ def called_directories(directory: str) -> list[str]:
                 data = handle.read(MAX_FILE_BYTES + 1)
         except OSError:
             continue
-        if len(data) > MAX_FILE_BYTES:
+        if len(data) > MAX_FILE_BYTES or b"module" not in data:
             continue
         for source in local_sources(data.decode("utf-8", errors="replace")):
             called.append(os.path.normpath(os.path.join(directory, source)))
@@ -73,11 +73,15 @@ def modules_of_others(directories: list[str]) -> set[str]:
     that load each other in a cycle, with no caller outside it, are all kept."""
     real = {d: _real(d) for d in directories}
     calls: dict[str, list[str]] = {}  # real directory -> real directories it calls
-    reach = {d: _reachable(real[d], calls) for d in directories}
+    reach = {r: _reachable(r, calls) for r in set(real.values())}
+    callers: dict[str, set[str]] = {}  # real directory -> directories of the run that load it
+    for caller, below in reach.items():
+        for directory in below:
+            callers.setdefault(directory, set()).add(caller)
+    # A caller that the directory itself loads is part of a cycle, not above it.
     return {
         d for d in directories
-        if any(real[d] in reach[other] and real[other] not in reach[d]
-               for other in directories if real[other] != real[d])
+        if any(c != real[d] and c not in reach[real[d]] for c in callers.get(real[d], ()))
     }
 
 
