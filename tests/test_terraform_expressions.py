@@ -71,10 +71,11 @@ def test_reference_to_a_configured_argument_resolves_in_arithmetic():
     assert isinstance(evaluate("aws_lambda_function.g.timeout * 6", configured=configured), Unknown)
 
 
-def test_conditional_known_only_when_both_branches_agree():
+def test_conditional_picks_a_branch_only_when_the_condition_is_known():
     prod = {"prod": Known(True, VARIABLE, "prod")}
-    assert evaluate("var.prod ? 30 : 600", variables=prod) == OneOf((Known(30), Known(600)))
-    assert evaluate("var.prod ? 30 : 30", variables=prod) == Known(30)
+    assert evaluate("var.prod ? 30 : 600", variables=prod) == Known(30, VARIABLE, "prod")
+    assert evaluate("var.unset ? 30 : 600") == OneOf((Known(30), Known(600)))
+    assert evaluate("var.unset ? 30 : 30") == Known(30)
     assert evaluate("true ? 1 : 2") == Known(1)
     assert isinstance(evaluate("var.missing ? var.other : 2"), Unknown)
 
@@ -245,4 +246,5 @@ def test_fixture_directory_examples_parse():
     assert errors == []
     # count = 0 resources do not exist
     assert graphs[0].get("aws_sqs_queue.legacy_off") is None
-    assert graphs[0].get("aws_sqs_queue.legacy") is not None
+    # count = var.enable_legacy ? 1 : 0 with the default false: not created either
+    assert graphs[0].get("aws_sqs_queue.legacy") is None

@@ -138,10 +138,13 @@ class Evaluator:
 
     def _conditional(self, expr: Conditional, depth: int) -> Value:
         condition = self.resolved(self.eval(expr.condition, depth + 1))
-        # A literal condition decides; one resting on a variable could be flipped at
-        # apply time, so both branches stay possible.
-        if isinstance(condition, Known) and condition.origin == LITERAL and isinstance(condition.value, bool):
-            return self.eval(expr.then if condition.value else expr.otherwise, depth + 1)
+        # A known condition decides, as any known value does; when it rests on a variable
+        # (`count = var.create ? 1 : 0`), the chosen value says so in messages.
+        if isinstance(condition, Known) and isinstance(condition.value, bool):
+            chosen = self.eval(expr.then if condition.value else expr.otherwise, depth + 1)
+            if condition.origin != LITERAL and isinstance(chosen, Known) and chosen.origin == LITERAL:
+                return Known(chosen.value, condition.origin, condition.detail)
+            return chosen
         return choice([self.eval(expr.then, depth + 1), self.eval(expr.otherwise, depth + 1)])
 
     def _binary(self, expr: Binary, depth: int) -> Value:
