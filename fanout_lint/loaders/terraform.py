@@ -52,25 +52,25 @@ def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
     unit, root = load_unit(path)
     if root is None or unit.incomplete:
         return [], unit.errors
-    builder = _Builder(unit, root)
+    resolver = _Resolver(unit, root)
     out = Collected()
     for resource in unit.resources.values():
         if resource.type in HANDLERS and exists(resource):
-            add_resource(out, _HclResource(builder, resource))
+            add_resource(out, _HclResource(resolver, resource))
     graph = Graph(
         Unit(path, "terraform", tuple(unit.files)),
-        out.finish() + list(builder.externals.values()),
+        out.finish() + list(resolver.externals.values()),
         out.dead_letter_uses,
     )
     return [graph], unit.errors
 
 
-class _Builder:
-    """What every resource of the unit shares: names, exports, scopes, External nodes."""
+class _Resolver:
+    """Arguments evaluated and references followed, with what the unit's resources share:
+    names (for literal ARNs), exported addresses, scopes, External nodes."""
 
     def __init__(self, unit: UnitState, root: Module):
         self.unit = unit
-        self.root = root
         self.externals: dict[str, External] = {}
         self.names: dict[tuple[str, str], str] = {}
         self.scopes: dict[str, Instance] = {}
@@ -188,23 +188,23 @@ class _Builder:
 class _HclResource:
     """One resource block, seen through ``terraform_resources.ResourceView``."""
 
-    def __init__(self, builder: _Builder, resource: Resource):
-        self.b = builder
+    def __init__(self, resolver: _Resolver, resource: Resource):
+        self.resolver = resolver
         self.resource = resource
         self.address = resource.address
         self.type = resource.type
         self.loc = Loc(resource.file, resource.block.line, 1)
-        self.suppressions = builder.suppressions(resource)
-        self.exported = resource.address in builder.exported
+        self.suppressions = resolver.suppressions(resource)
+        self.exported = resource.address in resolver.exported
 
     def value(self, attr: str, default: Value | None = None) -> Value:
-        return self.b.value(self.resource, attr, default)
+        return self.resolver.value(self.resource, attr, default)
 
     def written(self, attr: str) -> bool:
         return attr in self.resource.block.body.attributes
 
     def document(self, attr: str) -> Value:
-        return _json_document(self.b, self.resource, attr)
+        return _json_document(self.resolver, self.resource, attr)
 
     def leaf(self, raw: Any) -> Value:
         if isinstance(raw, Hole):
@@ -216,24 +216,24 @@ class _HclResource:
     def json_target(self, attr: str, raw: Any, kind: str) -> str | None:
         if raw is None:
             return None  # a document we cannot read names nothing we can follow
-        return self.b.target_of(Known(raw), kind, render_payload(raw), self.prop_loc(attr))
+        return self.resolver.target_of(Known(raw), kind, render_payload(raw), self.prop_loc(attr))
 
     def target(self, attr: str, kind: str) -> str | None:
-        return self.b.target(self.resource, attr, kind)
+        return self.resolver.target(self.resource, attr, kind)
 
     def targets(self, attr: str, kind: str) -> tuple[str, ...]:
-        return self.b.targets(self.resource, attr, kind)
+        return self.resolver.targets(self.resource, attr, kind)
 
     def block_targets(self, path: tuple[str, ...], kind: str) -> tuple[str, ...]:
         *nesting, attr = path
         blocks = [self.resource.block]
         for name in nesting:
             blocks = [child for block in blocks for child in block.body.blocks_of(name)]
-        found = (self.b.target(self.resource, attr, kind, block) for block in blocks)
+        found = (self.resolver.target(self.resource, attr, kind, block) for block in blocks)
         return tuple(dict.fromkeys(f for f in found if f))
 
     def prop_loc(self, attr: str) -> Loc:
-        return self.b.loc(self.resource, attr)
+        return self.resolver.loc(self.resource, attr)
 
 
 def render_payload(payload: Any) -> str:
@@ -282,9 +282,9 @@ def _plain(value: Value, default: Value | None) -> Value:
     return choice(out)
 
 
-def _json_document(b: _Builder, resource: Resource, name: str) -> Value:
+def _json_document(resolver: _Resolver, resource: Resource, name: str) -> Value:
     """A JSON string argument (redrive_policy, policy) decoded, atoms kept."""
-    value = b.scope(resource).evaluator.resolved(b.raw(resource, name))
+    value = resolver.scope(resource).evaluator.resolved(resolver.raw(resource, name))
     options = candidates(value)
     if options is None:
         return value
