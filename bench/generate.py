@@ -1,7 +1,7 @@
 """A seeded generator of synthetic repositories with fan-out topologies.
 
 Each unit (a template or a Terraform directory) is a set of fan-out *cells*: one SNS
-topic and one to four consumers. A healthy consumer is a queue with a dead-letter queue
+topic and two to four consumers. A healthy consumer is a queue with a dead-letter queue
 (14-day retention, maxReceiveCount 5), a raw-delivery subscription, a queue policy that
 allows the topic (aws:SourceArn), and a function reading the queue through a mapping that
 reports batch item failures. A share of the consumers carries one anti-pattern, so every
@@ -51,7 +51,8 @@ def topology(rng: random.Random, resources: int, flaw_rate: float = 0.2) -> list
         index = len(cells)
         consumers = []
         room = max(1, (resources - total - 1) // RESOURCES_PER_HEALTHY_CONSUMER)
-        for j in range(min(rng.randint(1, 4), room)):
+        # two consumers at least: a topic with one subscriber is an anti-pattern of its own
+        for j in range(min(rng.randint(2, 4), max(2, room))):
             flaw = rng.choice(FLAWS) if rng.random() < flaw_rate else None
             consumers.append(Consumer(f"C{index}x{j}", flaw))
         cells.append(Cell(f"Topic{index}", tuple(consumers)))

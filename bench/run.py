@@ -5,7 +5,7 @@
     python -m bench --markdown docs/benchmarks.md.table
 
 Each tool runs as a fresh process on the same files; wall time and peak RSS (of the
-largest single process, from wait4) are the median of the runs. Ratios are the result:
+largest single process, from /usr/bin/time or wait4) are the median of the runs. Ratios are the result:
 absolute times depend on the machine.
 """
 
@@ -37,7 +37,7 @@ class Scenario:
     resources: int | tuple[int, int]
     formats: tuple[str, ...]
     cfn_lint_runs: int | None = None  # None: as many as the others; 0: skip cfn-lint
-    note: str = ""
+    flaw_rate: float = 0.2  # share of consumers with an anti-pattern; 0 for memory series
 
 
 FULL = (
@@ -51,6 +51,10 @@ FULL = (
     Scenario("1,000 CFN templates", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=1),
     Scenario("2,000 CFN templates", 2000, (10, 60), ("yaml", "json"), cfn_lint_runs=0),
     Scenario("200 mixed units (CFN, SAM, Terraform)", 200, (10, 60), ("yaml", "json", "sam", "tf"), cfn_lint_runs=1),
+    # Memory against the number of units, without findings (the report itself grows with them).
+    Scenario("10 clean CFN templates", 10, (10, 60), ("yaml", "json"), cfn_lint_runs=0, flaw_rate=0.0),
+    Scenario("1,000 clean CFN templates", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=0, flaw_rate=0.0),
+    Scenario("2,000 clean CFN templates", 2000, (10, 60), ("yaml", "json"), cfn_lint_runs=0, flaw_rate=0.0),
 )
 QUICK = (
     Scenario("cold start, 1 template of 10 resources", 1, 10, ("yaml",)),
@@ -73,16 +77,30 @@ class Measure:
         return statistics.median(self.rss_kib) / 1024
 
 
+TIME = "/usr/bin/time"
+
+
 def measure(argv: list[str], runs: int, cwd: str) -> Measure:
-    """Run ``argv`` ``runs`` times; wall time and the child's peak RSS each time."""
+    """Run ``argv`` ``runs`` times; wall time and the child's peak RSS each time.
+
+    Linux starts a child's peak RSS at its parent's size when it forks, and this harness
+    grows while it generates templates; so the child is started from the small
+    ``/usr/bin/time`` process when there is one, which reports the peak itself."""
     result = Measure()
+    report = os.path.join(cwd, "rss.txt")
+    use_time = os.path.exists(TIME)
     for _ in range(runs):
+        command = [TIME, "-f", "%M", "-o", report, *argv] if use_time else argv
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         result.wall.append(time.perf_counter() - start)
         proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
-        result.rss_kib.append(usage.ru_maxrss)  # KiB on Linux
+        rss = usage.ru_maxrss  # KiB on Linux
+        if use_time:
+            with open(report, encoding="utf-8") as handle:
+                rss = int(handle.read().split()[-1])
+        result.rss_kib.append(rss)
         result.exit_codes.add(proc.returncode)
     return result
 
@@ -106,7 +124,9 @@ class Row:
 def run_scenario(scenario: Scenario, workdir: str, runs: int, seed: int, with_cfn_lint: bool) -> Row:
     root = os.path.join(workdir, "repo")
     shutil.rmtree(root, ignore_errors=True)
-    units = generate_repo(root, scenario.units, scenario.resources, scenario.formats, seed=seed)
+    units = generate_repo(
+        root, scenario.units, scenario.resources, scenario.formats, seed=seed, flaw_rate=scenario.flaw_rate
+    )
     files = unit_files(units)
     listing = os.path.join(workdir, "files.txt")
     with open(listing, "w", encoding="utf-8") as handle:

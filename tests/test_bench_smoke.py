@@ -31,3 +31,11 @@ def test_harness_smoke_run(tmp_path, capsys):
     assert row.floor.mib > 0 and row.fanout.seconds > 0
     table = run.table([row])
     assert "| smoke |" in table and "n/a" in table
+
+
+def test_healthy_generated_topologies_have_no_findings(tmp_path, capsys):
+    from fanout_lint.cli import main
+
+    generate_repo(str(tmp_path), units=8, resources=(10, 40), seed=11, flaw_rate=0.0)
+    assert main(["check", "-j", "1", str(tmp_path)]) == 0
+    assert "0 findings; 8 units checked" in capsys.readouterr().out
