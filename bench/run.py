@@ -80,7 +80,16 @@ class Measure:
 TIME = "/usr/bin/time"
 
 
-def measure(argv: list[str], runs: int, cwd: str) -> Measure:
+def child_env(workdir: str) -> dict:
+    """Bytecode cached as an installed package has it, even where the environment says
+    PYTHONDONTWRITEBYTECODE (else every run of a source checkout compiles every module)."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(workdir, "pycache")
+    return env
+
+
+def measure(argv: list[str], runs: int, cwd: str, env: dict | None = None) -> Measure:
     """Run ``argv`` ``runs`` times; wall time and the child's peak RSS each time.
 
     Linux starts a child's peak RSS at its parent's size when it forks, and this harness
@@ -92,7 +101,7 @@ def measure(argv: list[str], runs: int, cwd: str) -> Measure:
     for _ in range(runs):
         command = [TIME, "-f", "%M", "-o", report, *argv] if use_time else argv
         start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, status, usage = os.wait4(proc.pid, 0)
         result.wall.append(time.perf_counter() - start)
         proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
@@ -121,7 +130,9 @@ class Row:
     cfn_lint: Measure | None
 
 
-def run_scenario(scenario: Scenario, workdir: str, runs: int, seed: int, with_cfn_lint: bool) -> Row:
+def run_scenario(
+    scenario: Scenario, workdir: str, runs: int, seed: int, with_cfn_lint: bool, env: dict | None = None
+) -> Row:
     root = os.path.join(workdir, "repo")
     shutil.rmtree(root, ignore_errors=True)
     units = generate_repo(
@@ -133,15 +144,25 @@ def run_scenario(scenario: Scenario, workdir: str, runs: int, seed: int, with_cf
         handle.write("\n".join(files))
     python = sys.executable
     fanout = _tool("fanout-lint")
-    floor = measure([python, os.path.join(HERE, "floor.py"), "@" + listing], runs, workdir)
-    lint = measure([fanout, "--format", "json", root], runs, workdir)
-    serial = measure([fanout, "--format", "json", "-j", "1", root], runs, workdir) if scenario.units > 1 else None
+    floor = measure([python, os.path.join(HERE, "floor.py"), "@" + listing], runs, workdir, env)
+    lint = measure([fanout, "--format", "json", root], runs, workdir, env)
+    serial = measure([fanout, "--format", "json", "-j", "1", root], runs, workdir, env) if scenario.units > 1 else None
     cfn = None
     cfn_files = [u.path for u in units if u.format != "tf"]
     cfn_runs = runs if scenario.cfn_lint_runs is None else scenario.cfn_lint_runs
     if with_cfn_lint and cfn_files and cfn_runs and _tool("cfn-lint"):
-        cfn = measure([_tool("cfn-lint"), *cfn_files], min(cfn_runs, runs), workdir)
+        cfn = measure([_tool("cfn-lint"), *cfn_files], min(cfn_runs, runs), workdir, env)
     return Row(scenario, sum(u.resources for u in units), len(files), floor, lint, serial, cfn)
+
+
+def warm_up(workdir: str, env: dict, with_cfn_lint: bool) -> None:
+    """One untimed run of each tool, so that their bytecode is cached before timing."""
+    units = generate_repo(os.path.join(workdir, "warm"), 2, 20, ("yaml", "tf"), seed=0)
+    files = unit_files(units)
+    measure([sys.executable, os.path.join(HERE, "floor.py"), *files], 1, workdir, env)
+    measure([_tool("fanout-lint"), os.path.join(workdir, "warm")], 1, workdir, env)
+    if with_cfn_lint and _tool("cfn-lint"):
+        measure([_tool("cfn-lint"), units[0].path], 1, workdir, env)
 
 
 def machine() -> str:
@@ -198,9 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs or (1 if args.quick else 5)
     rows = []
     with tempfile.TemporaryDirectory(prefix="fanout-bench-") as workdir:
+        env = child_env(workdir)
+        warm_up(workdir, env, not args.no_cfn_lint)
         for scenario in scenarios:
             sys.stderr.write(f"bench: {scenario.name} ...\n")
-            rows.append(run_scenario(scenario, workdir, runs, args.seed, not args.no_cfn_lint))
+            rows.append(run_scenario(scenario, workdir, runs, args.seed, not args.no_cfn_lint, env))
     text = f"Machine: {machine()}\n\nRuns per measurement: {runs} (median; cfn-lint once on the large repositories)\n\n"
     text += table(rows)
     sys.stdout.write(text)
