@@ -6,10 +6,12 @@ from fanout_lint.findings import Severity
 from fanout_lint.report.topology import (
     DLQ,
     EXTERNAL,
+    FILL,
     FUNCTION,
     MAPPING,
     MISSING,
     QUEUE,
+    STROKE,
     SUBSCRIPTION,
     TOPIC,
     Topology,
@@ -27,8 +29,6 @@ _SHAPES = {
     EXTERNAL: ("box", "dashed"),
     MISSING: ("box", "dashed"),
 }
-_STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
-_FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 
 
 def quote(text: str) -> str:
@@ -65,7 +65,7 @@ def _node_attributes(node: ViewNode) -> str:
     severity = node.severity
     if severity is not None:
         styles.append("filled")
-        attributes += [f'fillcolor="{_FILL[severity]}"', f'color="{_STROKE[severity]}"', "penwidth=2"]
+        attributes += [f'fillcolor="{FILL[severity]}"', f'color="{STROKE[severity]}"', "penwidth=2"]
     elif node.kind == DLQ:
         styles.append("filled")
         attributes.append('fillcolor="#f6f8fa"')
@@ -83,5 +83,5 @@ def _edge_attributes(edge: ViewEdge) -> str:
         attributes.append("style=dotted")
     severity = edge.severity
     if severity is not None:
-        attributes += [f'color="{_STROKE[severity]}"', f'fontcolor="{_STROKE[severity]}"', "penwidth=2"]
+        attributes += [f'color="{STROKE[severity]}"', f'fontcolor="{STROKE[severity]}"', "penwidth=2"]
     return ", ".join(attributes)

@@ -11,10 +11,12 @@ from fanout_lint.findings import Severity
 from fanout_lint.report.topology import (
     DLQ,
     EXTERNAL,
+    FILL,
     FUNCTION,
     MAPPING,
     MISSING,
     QUEUE,
+    STROKE,
     SUBSCRIPTION,
     TOPIC,
     Topology,
@@ -33,9 +35,6 @@ _SHAPES = {
     EXTERNAL: ("[", "]"),
     MISSING: ("[", "]"),
 }
-# GitHub's Primer palette: readable in light and dark themes.
-_STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
-_FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
@@ -83,7 +82,7 @@ def _styles(topology: Topology) -> list[str]:
         ids = [n.id for n in topology.nodes if n.severity == severity]
         if ids:
             lines.append(
-                f"  classDef {severity.value} fill:{_FILL[severity]},stroke:{_STROKE[severity]},"
+                f"  classDef {severity.value} fill:{FILL[severity]},stroke:{STROKE[severity]},"
                 "stroke-width:2px,color:#1f2328"
             )
             lines.append(f"  class {','.join(ids)} {severity.value}")
@@ -94,5 +93,5 @@ def _styles(topology: Topology) -> list[str]:
     for severity in _ORDER:
         indexes = [str(i) for i, e in enumerate(topology.edges) if e.severity == severity]
         if indexes:
-            lines.append(f"  linkStyle {','.join(indexes)} stroke:{_STROKE[severity]},stroke-width:2px")
+            lines.append(f"  linkStyle {','.join(indexes)} stroke:{STROKE[severity]},stroke-width:2px")
     return lines

@@ -36,6 +36,11 @@ from fanout_lint.model.values import Known, candidates, is_false, single
 TOPIC, SUBSCRIPTION, QUEUE, DLQ, MAPPING, FUNCTION, EXTERNAL, MISSING = (
     "topic", "subscription", "queue", "dlq", "mapping", "function", "external", "missing",
 )
+# Severity colours shared by the renderers: GitHub's Primer palette, readable in light
+# and dark themes.
+STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
+FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
+
 # Kinds that do not count as a hop for --focus: they sit between two resources.
 CONNECTORS = (SUBSCRIPTION, MAPPING)
 
