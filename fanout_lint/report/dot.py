@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.report.topology import (
     DLQ,
     EXTERNAL,

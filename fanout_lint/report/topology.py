@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
@@ -29,7 +29,7 @@ from fanout_lint.model.nodes import (
     Subscription,
     Topic,
 )
-from fanout_lint.model.values import Known, candidates, is_false, single
+from fanout_lint.model.values import candidates, is_false, single
 
 # Kinds of view nodes. "missing" is a reference to a resource the model does not hold
 # (a Kinesis stream, a resource type no loader reads): drawn so no edge dangles.
