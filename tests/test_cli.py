@@ -52,6 +52,8 @@ def test_broken_example_fails_and_clean_example_passes():
     assert broken.returncode == 1
     ids = {m.group("id") for m in map(TEXT_LINE.match, broken.stdout.splitlines()) if m}
     assert {"FL001", "FL002", "FL101", "FL102", "FL103", "FL201", "FL202"} <= ids
+    terraform = [line for line in broken.stdout.splitlines() if line.startswith("examples/broken/terraform/")]
+    assert any("FL201" in line and "(aws_sqs_queue.dispatch)" in line for line in terraform)
     clean = run("examples/clean")
     assert clean.returncode == 0, clean.stdout
     assert "0 findings" in clean.stdout
@@ -63,7 +65,7 @@ def test_text_lines_are_sorted_and_end_with_a_summary():
     assert all(rows), out
     keys = [(m.group("file"), int(m.group("line"))) for m in rows]
     assert keys == sorted(keys)
-    assert re.match(r"^\d+ findings \(\d+ error, \d+ warning\); 1 unit checked$", out[-1])
+    assert re.match(r"^\d+ findings \(\d+ error, \d+ warning, \d+ info\); 2 units checked$", out[-1])
 
 
 def test_json_output_is_the_documented_interface():
