@@ -304,6 +304,9 @@ class Module:
             value = _as_variable(Evaluator(_NoScope()).eval(block.body.attributes["default"].expr), detail)
         else:
             return Unknown(f"variable {name} has no value")
+        if _is_null(value) and "default" in block.body.attributes and _not_nullable(block):
+            # `nullable = false`: a null from the caller or tfvars means the default.
+            value = _as_variable(Evaluator(_NoScope()).eval(block.body.attributes["default"].expr), detail)
         type_attr = block.body.attributes.get("type")
         if type_attr is not None:
             value = _typed(value, type_attr.expr)
@@ -432,6 +435,19 @@ def _instances(for_each: Value) -> list | None:
     if not items or len(items) > 16 or any(isinstance(v, Hole) for _, v in items):
         return None
     return items
+
+
+def _is_null(value: Value) -> bool:
+    options = candidates(value)
+    return options is not None and all(o.value is None for o in options)
+
+
+def _not_nullable(block: Block) -> bool:
+    attribute = block.body.attributes.get("nullable")
+    if attribute is None:
+        return False
+    value = Evaluator(_NoScope()).eval(attribute.expr)
+    return isinstance(value, Known) and value.value is False
 
 
 def _first_attr(steps: tuple) -> tuple[str | None, tuple]:
