@@ -147,3 +147,19 @@ def test_output_writes_the_report_to_a_file_and_the_exit_code_still_gates(tmp_pa
     code, out, _ = _run(capsys, SHARED_QUEUE, "--select", "shared-queue", "--fail-on", "error", "-o",
                         str(tmp_path / "nested" / "report.txt"))
     assert code == 1 and "FL201" in (tmp_path / "nested" / "report.txt").read_text(encoding="utf-8")
+
+
+def test_junit_does_not_list_a_terraform_unit_with_findings_as_clean(capsys, monkeypatch):
+    # a Terraform unit is a directory while its findings name the .tf file they sit in
+    monkeypatch.chdir(ROOT)
+    unit = "tests/fixtures/shared-queue/tf_fires"
+    code, out, _ = _run(capsys, unit, "--select", "shared-queue", "--format", "junit")
+    assert code == 1
+    suites = ET.fromstring(out)
+    assert suites.get("failures") == suites.get("tests") != "0"
+    assert all(case.get("name") != "no findings" for case in suites.iter("testcase"))
+    code, out, _ = _run(capsys, "tests/fixtures/shared-queue/tf_silent", "--select", "shared-queue",
+                        "--format", "junit")
+    assert code == 0
+    (suite,) = ET.fromstring(out)
+    assert suite.get("name") == "tests/fixtures/shared-queue/tf_silent" and suite[0].get("name") == "no findings"

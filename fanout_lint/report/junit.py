@@ -67,5 +67,15 @@ def _xml_text(text: str) -> str:
 
 
 def _clean_units(result: Result, root: str) -> list[str]:
-    # the engine keeps graphs only on request; without them, clean files are not listed
-    return [relative_path(g.unit.path, root) for g in result.graphs]
+    # the engine keeps graphs only on request; without them, clean files are not listed.
+    # A Terraform unit is a directory while its findings and errors name its .tf files,
+    # so findings are matched by their unit, errors by the directory they lie in.
+    with_findings = {relative_path(f.unit, root) for f in result.findings if f.unit}
+    failed = {relative_path(e.file, root) for e in result.errors}
+    clean = []
+    for graph in result.graphs:
+        unit = relative_path(graph.unit.path, root)
+        inside = unit + "/" if unit != "." else ""
+        if unit not in with_findings and not any(p == unit or p.startswith(inside) for p in failed):
+            clean.append(unit)
+    return clean
