@@ -91,3 +91,21 @@ def test_lint_step_with_fail_on_error_and_a_clean_tree(tmp_path, action):
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path)["exit-code"] == "0"
     assert json.loads((work / "fanout-lint.sarif").read_text(encoding="utf-8"))["runs"][0]["results"] == []
+
+
+def test_summary_step_writes_the_markdown_summary_and_never_fails(tmp_path, action):
+    work = tmp_path / "repo"
+    (work / "infra").mkdir(parents=True)
+    shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), work / "infra" / "broken.yaml")
+    (work / "infra" / "bad.yaml").write_text("Resources:\n  Q: [\n", encoding="utf-8")
+    (work / "fanout.toml").write_text('select = ["shared-queue"]\n', encoding="utf-8")
+    step = _step(action, "job summary")
+    assert step["if"].startswith("always()") and action["inputs"]["job-summary"]["default"] == "true"
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    env = _env(tmp_path, FANOUT_PATHS="infra", FANOUT_CONFIG="fanout.toml", GITHUB_STEP_SUMMARY=str(summary))
+    done = _bash(step["run"], env, str(work))
+    assert done.returncode == 0, done.stderr  # a file that cannot be parsed does not fail the step
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n## fanout-lint: 1 finding (1 error)")
+    assert "shared-queue" in text and "```mermaid" in text
