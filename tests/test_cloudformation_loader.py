@@ -89,6 +89,33 @@ def test_redrive_policy_forms():
     assert [q.id for q in graph.sources_of("DLQ")] == ["Obj", "Sub"]
 
 
+def test_redrive_policy_json_strings_built_with_a_variable_map_or_join():
+    graph = graph_of("""
+        Resources:
+          DLQ: {Type: AWS::SQS::Queue}
+          SubMap:
+            Type: AWS::SQS::Queue
+            Properties:
+              RedrivePolicy: !Sub
+                - '{"deadLetterTargetArn": "${DlqArn}", "maxReceiveCount": 4}'
+                - DlqArn: !GetAtt DLQ.Arn
+          Join:
+            Type: AWS::SQS::Queue
+            Properties:
+              RedrivePolicy: !Join ["", ['{"deadLetterTargetArn": "', !GetAtt DLQ.Arn, '", "maxReceiveCount": 6}']]
+          JoinArn:
+            Type: AWS::SQS::Queue
+            Properties:
+              RedrivePolicy: !Join ["", ['{"deadLetterTargetArn": "arn:aws:sqs:', !Ref "AWS::Region", ':', !Ref "AWS::AccountId", ':x"}']]
+    """)
+    assert graph.redrive_of(graph.get("SubMap")).dlq == "DLQ"
+    assert graph.redrive_of(graph.get("SubMap")).max_receive_count == Known(4)
+    assert graph.redrive_of(graph.get("Join")).dlq == "DLQ"
+    assert graph.redrive_of(graph.get("Join")).max_receive_count == Known(6)
+    assert graph.is_external(graph.redrive_of(graph.get("JoinArn")).dlq)
+    assert [q.id for q in graph.sources_of("DLQ")] == ["SubMap", "Join"]
+
+
 def test_inline_topic_subscriptions_are_reported_on_the_topic_at_their_item():
     graph = graph_of("""
         Resources:

@@ -207,42 +207,72 @@ def _json_property(b: _Builder, raw: Any) -> Value:
         except ValueError:
             return Unknown("not valid JSON")
         return Known(parsed) if isinstance(parsed, dict) else Unknown("not a JSON object")
-    if isinstance(raw, dict) and "Fn::Sub" in raw:
-        return _sub_json(b, raw)
+    template = _json_template(raw)
+    if template is not None:
+        return _sub_json(b, *template)
     return text if not isinstance(text, Known) else Unknown("not a JSON object")
 
 
-def _sub_json(b: _Builder, raw: dict) -> Value:
+def _json_template(raw: Any) -> tuple[str, dict] | None:
+    """A ``Fn::Sub`` or ``Fn::Join`` string as Sub text plus its variable map.
+
+    A Join's non-string items become variables, so ``["{...", !GetAtt DLQ.Arn, "...}"]``
+    reads like ``!Sub ["{...${v1}...}", {v1: !GetAtt DLQ.Arn}]``.
+    """
+    if not isinstance(raw, dict) or len(raw) != 1:
+        return None
+    (key, arg), = raw.items()
+    if key == "Fn::Sub":
+        if isinstance(arg, str):
+            return arg, {}
+        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str) and isinstance(arg[1], dict):
+            return arg[0], dict(arg[1])
+        return None
+    if key == "Fn::Join" and isinstance(arg, list) and len(arg) == 2:
+        delimiter, items = arg
+        if not isinstance(delimiter, str) or not isinstance(items, list):
+            return None
+        parts, variables = [], {}
+        for index, item in enumerate(items):
+            if isinstance(item, str):
+                parts.append(item.replace("${", "${!"))
+            else:
+                name = f"fanout-lint-join-{index}"
+                variables[name] = item
+                parts.append("${%s}" % name)
+        return delimiter.join(parts), variables
+    return None
+
+
+_SUB_ATTRIBUTE = re.compile(r"\$\{([^}!.][^}.]*)\.(Arn|QueueName|TopicName|QueueUrl|TopicArn)\}")
+
+
+def _sub_json(b: _Builder, text: str, variables: dict) -> Value:
     """A ``!Sub`` JSON string whose ``${X.Arn}`` names a resource: keep the reference."""
-    arg = raw["Fn::Sub"]
-    text = arg[0] if isinstance(arg, list) and arg else arg
-    if not isinstance(text, str):
-        return Unknown("Fn::Sub")
-    placeholder = text
-    for resource_id in sorted(b.x.resource_types, key=len, reverse=True):
-        for attribute in ("Arn", "QueueName", "TopicName", "QueueUrl", "TopicArn"):
-            placeholder = placeholder.replace(
-                "${%s.%s}" % (resource_id, attribute), "${%s}" % resource_id
-            )
+    placeholder = _SUB_ATTRIBUTE.sub(
+        lambda m: "${%s}" % m.group(1) if m.group(1) in b.x.resource_types else m.group(0), text
+    )
     try:
         parsed = json.loads(_SUB_MARK.sub(lambda m: "@@" + m.group(1) + "@@", placeholder))
     except ValueError:
         return Unknown("Fn::Sub JSON with unresolved parts")
-    return Known(_restore_refs(parsed))
+    return Known(_restore_refs(parsed, variables))
 
 
 _SUB_MARK = re.compile(r"\$\{([^}]+)\}")
 
 
-def _restore_refs(value: Any) -> Any:
+def _restore_refs(value: Any, variables: dict) -> Any:
     if isinstance(value, dict):
-        return {k: _restore_refs(v) for k, v in value.items()}
+        return {k: _restore_refs(v, variables) for k, v in value.items()}
     if isinstance(value, list):
-        return [_restore_refs(v) for v in value]
-    if isinstance(value, str) and value.startswith("@@") and value.endswith("@@"):
-        return {"Ref": value[2:-2]}
+        return [_restore_refs(v, variables) for v in value]
+    if isinstance(value, str) and value.startswith("@@") and value.endswith("@@") and "@@" not in value[2:-2]:
+        name = value[2:-2]
+        return variables[name] if name in variables else {"Ref": name}
     if isinstance(value, str) and "@@" in value:
-        return {"Fn::Sub": re.sub(r"@@([^@]+)@@", r"${\1}", value)}
+        text = re.sub(r"@@([^@]+)@@", r"${\1}", value)
+        return {"Fn::Sub": [text, variables] if variables else text}
     return value
 
 
