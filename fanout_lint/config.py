@@ -96,6 +96,15 @@ class _Reader:
 
     def __init__(self, path: str, text: str, where: str):
         self.path, self.lines, self.where = path, text.splitlines(), where
+        # in pyproject.toml only the lines under our own tables, so that a key or rule
+        # name in another tool's table (ruff's `select`, say) is never the line reported
+        self.ours = [True] * len(self.lines)
+        if os.path.basename(path) == PYPROJECT:
+            inside = False
+            for number, line in enumerate(self.lines):
+                if _HEADER.match(line):
+                    inside = _OUR_HEADER.match(line) is not None
+                self.ours[number] = inside
 
     def error(self, key: str, message: str, quoted: bool = False) -> ConfigError:
         """``key`` is a key or table name, or with ``quoted`` a string value."""
@@ -104,9 +113,13 @@ class _Reader:
         else:
             pattern = re.compile(r"^\s*(\[\s*[^\]]*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
         for number, line in enumerate(self.lines, start=1):
-            if pattern.search(line):
+            if self.ours[number - 1] and pattern.search(line):
                 return ConfigError(f"{self.path}:{number}: {message}")
         return ConfigError(f"{self.path}: {message}")
+
+
+_HEADER = re.compile(r"^\s*\[")
+_OUR_HEADER = re.compile(r"^\s*\[\[?\s*tool\s*\.\s*[\"']?fanout-lint[\"']?\s*[\].]")
 
 
 def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:

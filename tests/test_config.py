@@ -102,6 +102,18 @@ def test_mistakes_are_one_line_errors_with_file_and_line(tmp_path, text, expecte
     assert message.startswith(path) and expected in message and "\n" not in message
 
 
+@pytest.mark.parametrize("text, expected", [
+    ('[tool.ruff]\nselect = ["E501"]\n\n[tool.fanout-lint]\nselect = ["E501"]\n', ":5: unknown rule 'E501'"),
+    ('[tool.fanout-lint]\nfail-on = "error"\n[tool.ruff]\nignore = ["E1"]\n[tool.fanout-lint.severity]\n'
+     'ignore = "error"\n', ":6: unknown rule 'ignore' in 'severity'"),
+])
+def test_pyproject_errors_point_into_our_table_not_another_tools(tmp_path, text, expected):
+    path = _write(tmp_path / "pyproject.toml", text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, RULES)
+    assert expected in str(caught.value)
+
+
 def test_command_line_flags_win_over_the_file(tmp_path):
     _write(tmp_path / ".fanout-lint.toml", 'select = ["FL101"]\nignore = ["shared-queue"]\nfail-on = "error"\n'
                                             'exclude = ["a/*"]\n')
