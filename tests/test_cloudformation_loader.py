@@ -116,6 +116,51 @@ def test_redrive_policy_json_strings_built_with_a_variable_map_or_join():
     assert [q.id for q in graph.sources_of("DLQ")] == ["SubMap", "Join"]
 
 
+def test_properties_the_template_does_not_show_are_unknown_not_absent():
+    # An include or a condition in place of the whole Properties hides every property:
+    # the AWS defaults must not stand in for them.
+    graph = graph_of("""
+        Conditions:
+          Prod: !Equals [!Ref "AWS::Region", us-east-1]
+        Resources:
+          Included:
+            Type: AWS::SQS::Queue
+            Properties:
+              Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/queue.yaml}}
+          Chosen:
+            Type: AWS::SQS::Queue
+            Properties: !If [Prod, {VisibilityTimeout: 60}, {VisibilityTimeout: 90}]
+          Fn:
+            Type: AWS::Lambda::Function
+            Properties:
+              Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/fn.yaml}}
+          Policy:
+            Type: AWS::SQS::QueuePolicy
+            Properties: !If [Prod, {Queues: [!Ref Included], PolicyDocument: {Statement: []}}, !Ref "AWS::NoValue"]
+          Empty:
+            Type: AWS::SQS::Queue
+            Properties:
+    """)
+    for queue_id in ("Included", "Chosen"):
+        queue = graph.get(queue_id)
+        assert isinstance(queue, Queue)
+        assert isinstance(queue.visibility_timeout, Unknown)
+        assert isinstance(queue.redrive, Unknown)
+    assert isinstance(graph.get("Fn").timeout, Unknown)
+    assert isinstance(graph.get("Policy").statements, Unknown)
+    assert graph.get("Empty").visibility_timeout == Known(30, "default")
+    sam = graph_of("""
+        Transform: AWS::Serverless-2016-10-31
+        Globals: {Function: {Timeout: 5}}
+        Resources:
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/fn.yaml}}
+    """)
+    assert isinstance(sam.get("Fn").timeout, Unknown)
+
+
 def test_inline_topic_subscriptions_are_reported_on_the_topic_at_their_item():
     graph = graph_of("""
         Resources:

@@ -27,6 +27,9 @@ class RawResource:
     generated_by: str = ""
     resource: str = ""  # what findings name, when not the id
     connectors: dict = field(default_factory=dict)  # SAM's resource-level Connectors attribute
+    # False when the template hides the properties (an intrinsic or an AWS::Include in place
+    # of them): none is absent, every one is unknown.
+    props_known: bool = True
 
     def prop_loc(self, key: str) -> Loc:
         return loc_of(self.props, key, self.loc)
@@ -86,6 +89,14 @@ def raw_resources(data: dict, file: str) -> list[RawResource]:
                 loc=loc_of(resources, logical_id, fallback),
                 metadata=metadata if isinstance(metadata, dict) else {},
                 connectors=connectors if isinstance(connectors, dict) else {},
+                props_known=_shows_properties(props),
             )
         )
     return out
+
+
+def _shows_properties(props: Any) -> bool:
+    """The template states the properties: none at all, or a mapping without intrinsics."""
+    if props is None:
+        return True
+    return isinstance(props, dict) and not any(str(key).startswith("Fn::") for key in props)

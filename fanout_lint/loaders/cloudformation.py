@@ -53,7 +53,7 @@ def load_template(data: dict, file: str) -> Graph:
     _index_names(resources, intrinsics)
     builder = _Builder(intrinsics, _exported_ids(data, intrinsics, file))
     for resource in resources:
-        handler = _HANDLERS.get(resource.type)
+        handler = (_HANDLERS if resource.props_known else _HIDDEN_HANDLERS).get(resource.type)
         if handler is not None:
             handler(builder, resource)
     nodes = builder.nodes + list(intrinsics.externals.values())
@@ -437,4 +437,60 @@ _HANDLERS: dict[str, Callable[[_Builder, RawResource], None]] = {
     "AWS::Lambda::Permission": _permission,
     "AWS::Events::Rule": _events_rule,
     "AWS::Scheduler::Schedule": _schedule,
+}
+
+
+# -- resources whose properties the template hides --------------------------
+# Every value is unknown and no reference is followed: the node exists (so a policy or
+# permission that might grant access still silences the permission rules) but proves
+# nothing.
+
+_HIDDEN = Unknown("the template hides the properties")
+
+
+def _hidden_topic(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(Topic(**b.common(r), name=_HIDDEN, fifo=_HIDDEN, kms_master_key_id=_HIDDEN,
+                         exported=r.id in b.exported))
+
+
+def _hidden_queue(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(Queue(
+        **b.common(r), name=_HIDDEN, fifo=_HIDDEN, visibility_timeout=_HIDDEN,
+        message_retention=_HIDDEN, redrive=_HIDDEN, kms_master_key_id=_HIDDEN, sqs_managed_sse=_HIDDEN,
+    ))
+
+
+def _hidden_subscription(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(Subscription(**b.common(r), protocol=_HIDDEN, raw_message_delivery=_HIDDEN,
+                                redrive_dlq=_HIDDEN))
+
+
+def _hidden_function(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(Function(**b.common(r), name=_HIDDEN, timeout=_HIDDEN))
+
+
+def _hidden_mapping(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(EventSourceMapping(
+        **b.common(r), batch_size=_HIDDEN, batching_window=_HIDDEN, response_types=_HIDDEN,
+        enabled=_HIDDEN,
+    ))
+
+
+def _hidden_queue_policy(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(QueuePolicy(**b.common(r), statements=_HIDDEN))
+
+
+def _hidden_permission(b: _Builder, r: RawResource) -> None:
+    b.nodes.append(LambdaPermission(**b.common(r), principal=_HIDDEN, action=_HIDDEN))
+
+
+_HIDDEN_HANDLERS: dict[str, Callable[[_Builder, RawResource], None]] = {
+    "AWS::SNS::Topic": _hidden_topic,
+    "AWS::SNS::Subscription": _hidden_subscription,
+    "AWS::SQS::Queue": _hidden_queue,
+    "AWS::Lambda::Function": _hidden_function,
+    "AWS::Lambda::EventSourceMapping": _hidden_mapping,
+    "AWS::SQS::QueuePolicy": _hidden_queue_policy,
+    "AWS::SQS::QueueInlinePolicy": _hidden_queue_policy,
+    "AWS::Lambda::Permission": _hidden_permission,
 }

@@ -71,8 +71,11 @@ def _merged(local: dict, global_props: dict) -> dict:
 
 
 def _function(resource: RawResource, function_globals: dict, by_id: dict) -> list[RawResource]:
-    props = _merged(resource.props, function_globals)
     fn = resource.id
+    if not resource.props_known:  # hidden properties: nothing is known of it or its events
+        return [RawResource(id=fn, type="AWS::Lambda::Function", props={}, loc=resource.loc,
+                            metadata=resource.metadata, props_known=False)]
+    props = _merged(resource.props, function_globals)
     lambda_props = {
         key: props[key]
         for key in ("FunctionName", "Timeout", "DeadLetterConfig")
