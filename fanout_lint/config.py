@@ -62,7 +62,9 @@ def _has_our_table(path: str) -> bool:
             text = handle.read()
     except OSError:
         return False
-    return re.search(r"^\s*\[\s*tool\s*\.\s*[\"']?fanout-lint[\"']?\s*[\].]", text, re.M) is not None
+    # a header with a typo (`[tool.fanout-lint` unclosed) still counts: the parser then
+    # reports it, where passing the file over would silently drop the configuration
+    return re.search(r"^\s*\[\s*tool\s*\.\s*[\"']?fanout-lint(?![\w-])", text, re.M) is not None
 
 
 def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
@@ -80,6 +82,11 @@ def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        # the parser says where as "(at line L, column C)"; put it where every error has it
+        where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))
+        if where:
+            message = str(exc)[:where.start()]
+            raise ConfigError(f"{path}:{where[1]}:{where[2]}: invalid TOML: {message}") from None
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     if os.path.basename(path) == PYPROJECT:
         table = data.get("tool", {}).get("fanout-lint")

@@ -114,6 +114,18 @@ def test_pyproject_errors_point_into_our_table_not_another_tools(tmp_path, text,
     assert expected in str(caught.value)
 
 
+def test_a_pyproject_whose_table_header_is_broken_is_an_error_not_ignored(tmp_path):
+    # silently falling back to the defaults would change what the gate enforces
+    _write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.fanout-lint\nfail-on = "error"\n')
+    (tmp_path / "other").mkdir()
+    _write(tmp_path / "other" / "pyproject.toml", '[tool.fanout-linter]\nx = 1\n')
+    assert find_config(str(tmp_path)) == str(tmp_path / "pyproject.toml")
+    assert find_config(str(tmp_path / "other")) == str(tmp_path / "pyproject.toml")  # not ours: passed over
+    with pytest.raises(ConfigError) as caught:
+        load_config(str(tmp_path / "pyproject.toml"), RULES)
+    assert str(caught.value).startswith(f"{tmp_path / 'pyproject.toml'}:4:") and "invalid TOML" in str(caught.value)
+
+
 def test_command_line_flags_win_over_the_file(tmp_path):
     _write(tmp_path / ".fanout-lint.toml", 'select = ["FL101"]\nignore = ["shared-queue"]\nfail-on = "error"\n'
                                             'exclude = ["a/*"]\n')
