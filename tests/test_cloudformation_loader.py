@@ -217,6 +217,25 @@ def test_sam_generates_the_translator_resources_under_its_logical_ids():
     assert statement.principals == ("*",) and "aws:sourcearn" in statement.condition_keys
 
 
+def test_sam_scheduled_and_eventbridge_events_name_their_dead_letter_queues():
+    graph = graph_of("""
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          A: {Type: AWS::SQS::Queue}
+          B: {Type: AWS::SQS::Queue}
+          C: {Type: AWS::SQS::Queue}
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              Events:
+                Tick: {Type: Schedule, Properties: {Schedule: rate(1 hour), DeadLetterConfig: {Arn: !GetAtt A.Arn}}}
+                Tock: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 hour), DeadLetterConfig: {Arn: !GetAtt B.Arn}}}
+                Bus: {Type: EventBridgeRule, Properties: {Pattern: {source: [x]}, DeadLetterConfig: {Arn: !GetAtt C.Arn}}}
+    """)
+    assert all(graph.is_dead_letter_target(q) for q in "ABC")
+    assert {u.user for q in "ABC" for u in graph.dead_letter_uses(q)} == {"FnTick", "FnTock", "FnBus"}
+
+
 def test_sam_connectors_grant_queue_and_function_access():
     graph = graph_of("""
         Transform: AWS::Serverless-2016-10-31

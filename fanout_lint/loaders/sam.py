@@ -11,6 +11,9 @@ IDs and located at the event in the source:
   visibility, no DLQ), ``<Fn><Event>QueuePolicy`` (Principal ``*`` with aws:SourceArn),
   ``<Fn><Event>`` (subscription, protocol sqs, no raw delivery) and
   ``<Fn><Event>EventSourceMapping``. The object form names an existing queue instead.
+- ``Type: Schedule``, ``EventBridgeRule``, ``CloudWatchEvent`` (AWS::Events::Rule) and
+  ``ScheduleV2`` (AWS::Scheduler::Schedule): ``<Fn><Event>``, kept for the queue its
+  ``DeadLetterConfig.Arn`` names as a dead-letter target.
 
 Connectors (``AWS::Serverless::Connector`` and the ``Connectors`` property) that let a
 topic write to a queue or a function become the queue policy or permission they grant.
@@ -140,6 +143,16 @@ def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: d
                 mapping[key] = props[key]
         return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc,
                            "SAM SQS event")]
+    target = {"Arn": {"Fn::GetAtt": [fn, "Arn"]}}
+    dead_letter = props.get("DeadLetterConfig")
+    if isinstance(dead_letter, dict) and "Arn" in dead_letter:
+        target["DeadLetterConfig"] = {"Arn": dead_letter["Arn"]}
+    if kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent"):
+        return [_generated(logical, "AWS::Events::Rule", {"Targets": [target]}, resource, loc,
+                           f"SAM {kind} event")]
+    if kind == "ScheduleV2":
+        return [_generated(logical, "AWS::Scheduler::Schedule", {"Target": target}, resource, loc,
+                           "SAM ScheduleV2 event")]
     if kind != "SNS":
         return []
     topic = props.get("Topic")
