@@ -98,3 +98,18 @@ def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_p
     output = clean.stdout + clean.stderr
     assert clean.returncode == 0, output
     assert "Passed" in output
+
+
+def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runner):
+    run, env = hook_runner
+    repo = _repo(tmp_path / "repo", env)
+    shutil.copytree(os.path.join(FIXTURES, "tf_fires"), os.path.join(repo, "infra"))
+    with open(os.path.join(repo, "infra", "variables.tf"), "w", encoding="utf-8") as handle:
+        handle.write('variable "unused" {\n  default = 1\n}\n')
+
+    done = run(repo, "infra/main.tf", "infra/variables.tf")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    # two changed files of one directory: the unit is linted once, so the finding appears once
+    assert output.count("FL201 [error]") == 1 and "1 unit checked" in output, output
+    assert "infra/main.tf:4:1: FL201 [error]" in output
