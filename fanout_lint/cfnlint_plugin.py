@@ -1,7 +1,7 @@
 """fanout-lint's CloudFormation rules as a cfn-lint plugin.
 
     pip install 'fanout-lint[cfn-lint]'
-    cfn-lint -a fanout_lint.cfnlint_plugin template.yaml
+    cfn-lint template.yaml -a fanout_lint.cfnlint_plugin   # -a takes several values: template first
 
 cfn-lint instantiates every rule class at the top level of this module. There is one
 class per fanout-lint rule, written out (a test checks each rule has exactly one); its

@@ -129,3 +129,30 @@ def test_the_command_line_never_imports_cfn_lint_or_the_hcl_parser():
     imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
     assert "fanout_lint.loaders.cloudformation" in imported  # the check itself sees imports
     assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
+
+
+def _readme_section(title: str) -> str:
+    with open(os.path.join(os.path.dirname(FIXTURES), "..", "README.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_commands_run_the_plugin_as_written(tmp_path):
+    # `-a` and `--include-checks` take several values: a template written after them is
+    # read as one more rule module, so the commands the README shows must keep it apart
+    section = _readme_section("cfn-lint plugin")
+    commands = [line.split("#", 1)[0].split() for line in section.splitlines() if line.startswith("cfn-lint ")]
+    assert len(commands) >= 2
+    executable = shutil.which("cfn-lint", path=os.path.dirname(sys.executable)) or shutil.which("cfn-lint")
+    shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "template.yaml")
+    for command in commands:
+        run = subprocess.run([executable, *command[1:], "-f", "parseable", "--ignore-checks", *BUILTIN],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert "Traceback" not in run.stderr, (command, run.stderr[-1500:])
+        assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"}, (command, run.stdout, run.stderr[-500:])
+        assert run.returncode == 2, command
+    assert "append_rules:\n  - fanout_lint.cfnlint_plugin" in section  # the configuration-file form
+    (tmp_path / ".cfnlintrc").write_text("append_rules:\n  - fanout_lint.cfnlint_plugin\n", encoding="utf-8")
+    run = subprocess.run([executable, "template.yaml", "-f", "parseable", "--ignore-checks", *BUILTIN],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"} and run.returncode == 2
