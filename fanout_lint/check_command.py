@@ -82,6 +82,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         sys.stderr.write(f"fanout-lint: wrote {len(found)} finding(s) to {args.write_baseline}\n")
         return EXIT_ERROR if result.errors else EXIT_OK
 
+    if args.output and args.color == "auto":
+        colour = False  # the terminal decided "auto", but the report goes to a file
     output = render(result, args.format, rules, settings, root, args.show_suppressed, colour)
     if args.format != "github":
         for notice in result.notices:

@@ -163,3 +163,17 @@ def test_junit_does_not_list_a_terraform_unit_with_findings_as_clean(capsys, mon
     assert code == 0
     (suite,) = ET.fromstring(out)
     assert suite.get("name") == "tests/fixtures/shared-queue/tf_silent" and suite[0].get("name") == "no findings"
+
+
+def test_output_file_has_no_colour_codes_when_run_from_a_terminal(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    code, out, _ = _run(capsys, SHARED_QUEUE, "--select", "shared-queue")
+    assert code == 1 and "\x1b[" in out  # a terminal gets colour
+    target = tmp_path / "report.txt"
+    code, out, _ = _run(capsys, SHARED_QUEUE, "--select", "shared-queue", "-o", str(target))
+    report = target.read_text(encoding="utf-8")
+    assert code == 1 and "FL201" in report and "\x1b[" not in report  # a file does not
+    code, _, _ = _run(capsys, SHARED_QUEUE, "--select", "shared-queue", "--color", "always", "-o", str(target))
+    assert "\x1b[" in target.read_text(encoding="utf-8")  # unless asked for
