@@ -33,6 +33,26 @@ def test_references_resolve_through_ref_getatt_sub_and_literal_names():
     assert graph.get("P").queues == ("Q",)
 
 
+def test_arns_names_and_urls_written_with_pseudo_parameters_match_resources():
+    graph = graph_of("""
+        Resources:
+          Q: {Type: AWS::SQS::Queue, Properties: {QueueName: !Sub "${AWS::StackName}-jobs"}}
+          DLQ: {Type: AWS::SQS::Queue, Properties: {QueueName: jobs-dlq}}
+          Src:
+            Type: AWS::SQS::Queue
+            Properties:
+              RedrivePolicy:
+                deadLetterTargetArn: !Sub "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:jobs-dlq"
+          M: {Type: AWS::Lambda::EventSourceMapping, Properties: {EventSourceArn: !Sub "arn:aws:sqs:${AWS::Region}:${AWS::AccountId}:${AWS::StackName}-jobs", FunctionName: f}}
+          P: {Type: AWS::SQS::QueuePolicy, Properties: {Queues: [!Sub "https://sqs.${AWS::Region}.${AWS::URLSuffix}/${AWS::AccountId}/jobs-dlq"], PolicyDocument: {Statement: []}}}
+          Other: {Type: AWS::Lambda::EventSourceMapping, Properties: {EventSourceArn: !Sub "arn:aws:sqs:${AWS::Region}:${AWS::AccountId}:${Env}-jobs", FunctionName: f}}
+    """)
+    assert graph.redrive_of(graph.get("Src")).dlq == "DLQ"
+    assert graph.get("M").source == "Q"
+    assert graph.get("P").queues == ("DLQ",)
+    assert graph.is_external(graph.get("Other").source)
+
+
 def test_outside_references_become_external_nodes():
     graph = graph_of("""
         Parameters:

@@ -242,7 +242,8 @@ class Intrinsics:
                 value = self._value(node, depth + 1)
                 if isinstance(value, Known) and isinstance(value.value, str):
                     return self._literal(value.value, kind)
-                return None
+                text = pseudo_text(node)
+                return self._literal(text, kind) if text is not None else None
             if key == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
                 branches = {self._target(arg[1], kind, depth + 1), self._target(arg[2], kind, depth + 1)}
                 if len(branches) == 1:
@@ -318,6 +319,31 @@ class Intrinsics:
         if node_id not in self.externals:
             self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
         return node_id
+
+
+# Pseudo parameters have one value per stack: an ARN, URL or name written with them names
+# the resource whose name is written the same way. Tokens without colons or slashes keep
+# ARNs and URLs parseable; "<" cannot occur in a real name.
+_PSEUDO_TOKENS = {
+    "AWS::Partition": "aws",
+    "AWS::Region": "region",
+    "AWS::AccountId": "account",
+    "AWS::URLSuffix": "amazonaws.com",
+    "AWS::StackName": "<stack-name>",
+}
+
+
+def pseudo_text(node: Any) -> str | None:
+    """A ``!Sub`` string whose only variables are pseudo parameters, with stand-ins for them.
+
+    Only for matching names and ARNs against each other, never a value a rule sees.
+    """
+    if not isinstance(node, dict) or len(node) != 1 or not isinstance(node.get("Fn::Sub"), str):
+        return None
+    text = node["Fn::Sub"]
+    if any(m.group(1).strip() not in _PSEUDO_TOKENS for m in _SUB_VAR.finditer(text)):
+        return None
+    return _SUB_VAR.sub(lambda m: _PSEUDO_TOKENS[m.group(1).strip()], text).replace("${!", "${")
 
 
 def _getatt_resource(arg: Any) -> str | None:

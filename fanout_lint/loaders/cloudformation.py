@@ -7,7 +7,7 @@ import re
 from typing import Any, Callable
 
 from fanout_lint.loaders import sam
-from fanout_lint.loaders.cfn_intrinsics import Intrinsics
+from fanout_lint.loaders.cfn_intrinsics import Intrinsics, pseudo_text
 from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.loaders.source import loc_of
@@ -67,6 +67,8 @@ def _index_names(resources: list[RawResource], intrinsics: Intrinsics) -> None:
             name = intrinsics.value(resource.props.get(prop))
             if isinstance(name, Known) and isinstance(name.value, str):
                 intrinsics.names.setdefault((kind, name.value), resource.id)
+            elif (text := pseudo_text(resource.props.get(prop))) is not None:
+                intrinsics.names.setdefault((kind, text), resource.id)
         elif resource.type in ("AWS::Lambda::Alias", "AWS::Lambda::Version"):
             target = resource.props.get("FunctionName")
             if isinstance(target, dict) and len(target) == 1:
