@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fanout_lint.loaders.policy_documents import allows
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Function, LambdaPermission, Queue, QueuePolicy, Subscription
+from fanout_lint.model.nodes import External, Function, LambdaPermission, Node, Queue, QueuePolicy, Subscription
 from fanout_lint.model.values import Known, Value, verdict
 
 
@@ -16,6 +16,11 @@ def protocol_is(sub: Subscription, protocol: str) -> bool:
 def reported(sub: Subscription) -> str:
     """How a message names a subscription: inline ones by their topic."""
     return f"inline subscription of {sub.resource}" if sub.inline else sub.resource
+
+
+def named(node: Node) -> str:
+    """How a message names a node: something outside the unit by what the template wrote."""
+    return node.label if isinstance(node, External) and node.label else node.resource
 
 
 def is_consumed(graph: Graph, queue: Queue) -> bool:

@@ -30,7 +30,7 @@ from fanout_lint.model.nodes import Subscription
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.rule import Rule, Violation
 
-from .common import protocol_is, reported
+from .common import named, protocol_is, reported
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -54,7 +54,7 @@ def check(graph: Graph, options) -> list[Violation]:
             )
         else:
             fix = "set RawMessageDelivery to true"
-        target = f" to {queue.resource}" if queue is not None else ""
+        target = f" to {named(queue)}" if queue is not None else ""
         found.append(Violation(
             at=sub,
             message=(

@@ -28,7 +28,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Topic
 from fanout_lint.rule import Rule, Violation
 
-from .common import is_standard, protocol_is
+from .common import is_standard, named, protocol_is
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -41,7 +41,7 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         sub = subs[0]
         queue = graph.get(sub.endpoint)
-        target = f"one queue ({queue.resource})" if queue is not None else "one queue"
+        target = f"one queue ({named(queue)})" if queue is not None else "one queue"
         related = [] if sub.inline else [(sub, "subscription")]
         if queue is not None:
             related.append((queue, "queue"))

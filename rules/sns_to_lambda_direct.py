@@ -27,7 +27,7 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.rule import Rule, Violation
-from .common import protocol_is, reported
+from .common import named, protocol_is, reported
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -37,7 +37,7 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         topic = graph.get(sub.topic)
         function = graph.get(sub.endpoint)
-        target = function.resource if function is not None else "a Lambda function"
+        target = named(function) if function is not None else "a Lambda function"
         related = []
         if function is not None:
             related.append((function, "function"))

@@ -1,0 +1,27 @@
+"""Finding messages name what they compare in words a user can act on."""
+
+from __future__ import annotations
+
+import textwrap
+
+from fanout_lint.engine import lint_paths
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.settings import Settings
+
+
+def messages(tmp_path, text: str) -> dict[str, str]:
+    path = tmp_path / "t.yaml"
+    path.write_text(textwrap.dedent(text))
+    return {f.name: f.message for f in lint_paths([str(path)], ALL_RULES, Settings()).findings}
+
+
+def test_an_endpoint_outside_the_template_is_named_by_its_label_not_its_node_id(tmp_path):
+    found = messages(tmp_path, """
+        Resources:
+          Topic: {Type: AWS::SNS::Topic}
+          ToQueue: {Type: AWS::SNS::Subscription, Properties: {TopicArn: !Ref Topic, Protocol: sqs, Endpoint: !ImportValue jobs-queue-arn}}
+          ToFunction: {Type: AWS::SNS::Subscription, Properties: {TopicArn: !Ref Topic, Protocol: lambda, Endpoint: !ImportValue worker-arn}}
+    """)
+    assert "delivers to import jobs-queue-arn without raw message delivery" in found["raw-delivery-off"]
+    assert "straight to import worker-arn:" in found["sns-to-lambda-direct"]
+    assert not any("external:" in message for message in found.values())
