@@ -118,3 +118,24 @@ def test_module_references_do_not_loop_forever(tmp_path):
     path = str(tmp_path / "plan.json")
     (graph,), _ = load_plan(parse_json(json.dumps(plan), path), path)
     assert isinstance(graph.queue("aws_sqs_queue.q"), Queue)
+
+
+def test_an_argument_written_as_null_is_unset_as_in_hcl(tmp_path):
+    # `redrive_policy = null` shows as {"constant_value": null} in the configuration, and the
+    # computed attribute is omitted from planned values (after_unknown): it is unset, so the
+    # queue has no DLQ, as the HCL loader says of the same configuration.
+    plan = _plan(
+        configuration={"root_module": {"resources": [{
+            "address": "aws_sqs_queue.q", "mode": "managed", "type": "aws_sqs_queue", "name": "q",
+            "expressions": {"name": {"constant_value": "q"}, "redrive_policy": {"constant_value": None},
+                            "visibility_timeout_seconds": {"constant_value": 45}},
+        }]}},
+        resource_changes=[{"address": "aws_sqs_queue.q", "change": {
+            "actions": ["create"], "after_unknown": {"arn": True, "redrive_policy": True, "policy": True},
+        }}],
+    )
+    path = str(tmp_path / "plan.json")
+    (graph,), errors = load_plan(parse_json(json.dumps(plan), path), path)
+    assert errors == []
+    assert graph.queue("aws_sqs_queue.q").redrive == Known(None)
+    assert graph.get("aws_sqs_queue.q.policy") is None

@@ -284,6 +284,8 @@ class PlanResource:
             if not isinstance(node, dict):
                 return None
             node = node.get(key)
+        if isinstance(node, dict) and node.get("constant_value", 0) is None and not node.get("references"):
+            return None  # written `= null`: unset, as if not written (the provider default holds)
         return node
 
     def _is_unknown(self, instance: _Instance, attr: str | tuple[str, ...]) -> bool:
