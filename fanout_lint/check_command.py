@@ -130,7 +130,10 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
 
     output = text.render(result, colour=colour)
     if show_suppressed and result.suppressed:
-        output += "".join(suppressed_line(s) + "\n" for s in result.suppressed)
+        lines = output.splitlines()
+        # after the findings, before the summary line, which stays last
+        lines[-1:-1] = [suppressed_line(s) for s in result.suppressed]
+        output = "\n".join(lines) + "\n"
     return output
 
 

@@ -135,6 +135,7 @@ Metadata:
     assert main([path, "--select", "shared-queue", "--show-suppressed"]) == 0
     out, _ = capsys.readouterr()
     assert "FL201 [suppressed]" in out and "-- blue/green" in out
+    assert out.splitlines()[-1].startswith("0 findings; ")  # the summary stays the last line
 
     assert main([path, "--select", "shared-queue", "--show-suppressed", "--format", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
