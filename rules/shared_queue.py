@@ -1,6 +1,7 @@
 """## What it does
 Flags a queue that is the event source of two or more event source mappings (SAM `SQS`
-events included) targeting different functions.
+events included) targeting different functions. Disabled mappings, and mappings whose
+CloudFormation `Condition`s differ (a Prod and a Dev consumer), do not count together.
 
 ## Why is this bad?
 In a queue, each message is received by one consumer only. Two functions reading the
@@ -28,13 +29,7 @@ from fanout_lint.rule import Rule, Violation
 def check(graph: Graph, options) -> list[Violation]:
     found = []
     for queue in graph.all(Queue):
-        functions: dict[str, object] = {}
-        for mapping in graph.consumers_of(queue.id):
-            if is_false(mapping.enabled):
-                continue
-            function = graph.function(mapping.function)
-            if function is not None:
-                functions.setdefault(function.id, (function, mapping))
+        functions = _sharing(graph, queue)
         if len(functions) < 2:
             continue
         names = ", ".join(sorted(functions))
@@ -52,6 +47,28 @@ def check(graph: Graph, options) -> list[Violation]:
             related=tuple(related),
         ))
     return found
+
+
+def _sharing(graph: Graph, queue: Queue) -> dict[str, tuple]:
+    """The functions that provably read the queue together, by function id.
+
+    A mapping with a CloudFormation Condition exists only when it holds: it shares the
+    queue with the unconditional ones and with those under the same condition, never
+    provably with those under another (Prod and Dev consumers of one queue).
+    """
+    by_condition: dict[str | None, dict[str, tuple]] = {None: {}}
+    for mapping in graph.consumers_of(queue.id):
+        if is_false(mapping.enabled):
+            continue
+        function = graph.function(mapping.function)
+        if function is not None:
+            by_condition.setdefault(mapping.condition, {}).setdefault(function.id, (function, mapping))
+    best = by_condition[None]
+    for condition, functions in by_condition.items():
+        together = {**by_condition[None], **functions} if condition else functions
+        if len(together) > len(best):
+            best = together
+    return best
 
 
 RULE = Rule(

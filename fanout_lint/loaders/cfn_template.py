@@ -30,6 +30,7 @@ class RawResource:
     # False when the template hides the properties (an intrinsic or an AWS::Include in place
     # of them): none is absent, every one is unknown.
     props_known: bool = True
+    condition: str | None = None  # the resource's Condition attribute
 
     def prop_loc(self, key: str) -> Loc:
         return loc_of(self.props, key, self.loc)
@@ -90,6 +91,7 @@ def raw_resources(data: dict, file: str) -> list[RawResource]:
                 metadata=metadata if isinstance(metadata, dict) else {},
                 connectors=connectors if isinstance(connectors, dict) else {},
                 props_known=_shows_properties(props),
+                condition=body["Condition"] if isinstance(body.get("Condition"), str) else None,
             )
         )
     return out

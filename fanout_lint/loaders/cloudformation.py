@@ -111,6 +111,7 @@ class _Builder:
             "cdk_path": cdk_path if isinstance(cdk_path, str) else None,
             "generated_by": resource.generated_by,
             "suppressions": _suppressions(metadata, resource.loc),
+            "condition": resource.condition,
         }
 
     def value(self, resource: RawResource, key: str, default: Value | None = None) -> Value:
@@ -182,6 +183,7 @@ def _topic(b: _Builder, r: RawResource) -> None:
                 cdk_path=b.common(r)["cdk_path"],
                 suppressions=b.common(r)["suppressions"],
                 generated_by=r.generated_by,
+                condition=r.condition,
                 topic=r.id,
                 protocol=protocol,
                 endpoint=endpoint,

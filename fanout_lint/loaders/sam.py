@@ -57,7 +57,7 @@ def _embedded_connectors(resource: RawResource, by_id: dict) -> list[RawResource
             props["Source"] = {"Id": resource.id}
             embedded = RawResource(
                 id=f"{resource.id}{name}", type="AWS::Serverless::Connector", props=props,
-                loc=loc_of(resource.connectors, name, resource.loc),
+                loc=loc_of(resource.connectors, name, resource.loc), condition=resource.condition,
             )
             out.extend(_connector(embedded, props, embedded.id, by_id))
     return out
@@ -77,7 +77,7 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
     fn = resource.id
     if not resource.props_known:  # hidden properties: nothing is known of it or its events
         return [RawResource(id=fn, type="AWS::Lambda::Function", props={}, loc=resource.loc,
-                            metadata=resource.metadata, props_known=False)]
+                            metadata=resource.metadata, props_known=False, condition=resource.condition)]
     props = _merged(resource.props, function_globals)
     lambda_props = {
         key: props[key]
@@ -92,7 +92,7 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
     out = [
         RawResource(
             id=fn, type="AWS::Lambda::Function", props=lambda_props, loc=resource.loc,
-            metadata=resource.metadata,
+            metadata=resource.metadata, condition=resource.condition,
         )
     ]
     invoke_config = props.get("EventInvokeConfig")
@@ -127,8 +127,9 @@ def _with_locs(values: dict, source: Map) -> Map:
 
 
 def _generated(logical_id, type_, props, origin: RawResource, loc, how: str) -> RawResource:
+    # SAM copies the Condition of a function or connector to what it generates from it.
     return RawResource(id=logical_id, type=type_, props=props, loc=loc, generated_by=how,
-                       metadata=origin.metadata)
+                       metadata=origin.metadata, condition=origin.condition)
 
 
 def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: dict) -> list[RawResource]:

@@ -47,6 +47,7 @@ class Node:
     cdk_path: str | None = None
     generated_by: str = ""  # e.g. "SAM SqsSubscription" when a transform creates it
     suppressions: tuple[Suppression, ...] = ()
+    condition: str | None = None  # CloudFormation Condition: the resource exists only when it holds
 
     def __post_init__(self) -> None:
         if not self.resource:
