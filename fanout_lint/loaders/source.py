@@ -280,23 +280,43 @@ def _hashable(key, loc: Loc):
 
 
 def parse_json(text: str, file: str):
-    """Parse JSON strictly (``json``), then again with libyaml to learn where keys are.
+    """Parse JSON strictly (``json``), with the location of every key and list item.
 
-    libyaml alone would accept YAML-isms such as trailing commas; ``json`` alone keeps no
-    positions. Where libyaml rejects valid JSON (rare escapes), keys are found by search.
+    The fast path (``json_source``) finds locations in the text at C speed and builds them
+    lazily. Where it cannot prove them exact (duplicate keys, unusual escapes) libyaml
+    parses the text again to learn where keys are: libyaml alone would accept YAML-isms
+    such as trailing commas, hence ``json`` first. Where libyaml rejects valid JSON (rare
+    escapes), keys are found by search.
     """
+    from fanout_lint.loaders.json_source import UNLOCATABLE, locate, loads
+
+    collecting = gc.isenabled()
+    gc.disable()  # the tree holds no reference cycles (see parse_yaml)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels") from None
+        try:
+            data = loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        except RecursionError:
+            data = located = UNLOCATABLE  # too deep for json: libyaml below says where
+        else:
+            located = locate(data, text, file)
+    finally:
+        if collecting:
+            gc.enable()
+    if located is not UNLOCATABLE:
+        return located
     try:
-        return parse_yaml(text, file)
+        parsed = parse_yaml(text, file)
     except ParseError as yaml_error:
         if yaml_error.message.startswith(("nesting", "YAML aliases")):
             raise
+        if data is UNLOCATABLE:
+            raise ParseError(f"nesting deeper than {MAX_DEPTH} levels") from None
         return _locate_json(data, text, file)
+    if data is UNLOCATABLE:
+        raise ParseError(f"nesting deeper than {MAX_DEPTH} levels")
+    return parsed
 
 
 def _locate_json(data, text: str, file: str):

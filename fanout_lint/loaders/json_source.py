@@ -1,0 +1,247 @@
+"""JSON parsed by ``json`` (C) with key and item locations found at C speed, made lazily.
+
+The values come from ``json.loads``. Locations come from the text: the keys of the parsed
+tree, in document order, are found one after another with ``str.find`` from a moving
+cursor (one C call per key); list items are stepped over with the C scanner of ``json``.
+Line and column are computed only when a location is read, from a line table built once.
+
+Why a key search from a cursor is exact: in valid JSON a quoted key followed by ``:`` can
+only be a key (a string value cannot contain an unescaped quote, and a string followed by
+a colon is a key), and no key lies between the cursor and the next key of the tree. So the
+n searches match n key occurrences in order, and if the text holds exactly n keys (no
+duplicate that ``json`` merged) each search matched its own key. Whenever that cannot be
+shown cheaply (a key written with unusual escapes, duplicate keys, keys made only of JSON
+punctuation) ``locate`` says so and the caller uses the exact libyaml path.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import re
+
+from fanout_lint.loaders.source import MAX_DEPTH, Map, Seq
+from fanout_lint.model.nodes import Loc
+
+# NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
+_DECODER = json.JSONDecoder(parse_constant=str)
+_NOT_SPACE = re.compile(r"[^ \t\n\r]")
+_SPACE_COLON = re.compile(r'"[ \t\n\r]+:')
+_KEY_END = re.compile(r'(?<!\\)"[ \t\n\r]*:')
+# A key made only of characters that may stand between two strings in JSON (punctuation,
+# digits, literals) could match across a string boundary; such keys take the exact path.
+_BETWEEN_STRINGS = re.compile(r"[\s,:\[\]{}0-9+\-.eEtrufalsn]*[,:][\s,:\[\]{}0-9+\-.eEtrufalsn]*\Z")
+
+
+class _Unlocatable(Exception):
+    """The fast path cannot prove the locations: use the exact one."""
+
+
+class _Text:
+    """The source text and its line table, shared by every container of one file."""
+
+    __slots__ = ("text", "file", "_line_starts")
+
+    def __init__(self, text: str, file: str):
+        self.text = text
+        self.file = file
+        self._line_starts: list[int] | None = None
+
+    def loc(self, offset: int) -> Loc:
+        if self._line_starts is None:
+            # splitlines breaks where libyaml does for any text json accepts (no raw
+            # control characters in strings): \n, \r\n, \r, \x85, \u2028, \u2029.
+            self._line_starts = [0, *itertools.accumulate(map(len, self.text.splitlines(True)))]
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
+
+    def start(self, offset: int) -> int:
+        """The first non-blank offset at or after ``offset``: where a value begins."""
+        found = _NOT_SPACE.search(self.text, offset)
+        return found.start() if found else offset
+
+
+class JsonMap(Map):
+    """A ``Map`` whose ``loc`` and ``key_locs`` are computed from offsets when first read."""
+
+    __slots__ = ("_src", "_at", "_key_at")
+
+    def __init__(self, items: dict):
+        dict.__init__(self, items)
+
+    def __getattr__(self, name):
+        # Only reached while the slot is unset: fill it once, then it is a plain read.
+        if name == "loc":
+            self.loc = self._src.loc(self._src.start(self._at))
+            return self.loc
+        if name == "key_locs":
+            loc = self._src.loc
+            self.key_locs = {key: loc(offset) for key, offset in self._key_at.items()}
+            return self.key_locs
+        raise AttributeError(name)
+
+    def loc_of(self, key) -> Loc:
+        # One key's location, without making those of all the others (key_locs is made
+        # from the same offsets; nothing writes locations into a parsed mapping).
+        offset = self._key_at.get(key)
+        return self.loc if offset is None else self._src.loc(offset)
+
+
+class JsonSeq(Seq):
+    """A ``Seq`` whose ``loc`` and ``item_locs`` are computed from offsets when first read."""
+
+    __slots__ = ("_src", "_at", "_item_at")
+
+    def __init__(self, items: list):
+        list.__init__(self, items)
+
+    def __getattr__(self, name):
+        if name == "loc":
+            self.loc = self._src.loc(self._src.start(self._at))
+            return self.loc
+        if name == "item_locs":
+            self.item_locs = [self._src.loc(offset) for offset in self._item_at]
+            return self.item_locs
+        if name == "_item_at":
+            self._item_at = _item_offsets(self._src, self._at, len(self))
+            return self._item_at
+        raise AttributeError(name)
+
+
+UNLOCATABLE = object()  # what ``locate`` returns when the exact path must run
+
+
+def locate(data, text: str, file: str):
+    """Located containers for ``data`` (``loads(text)``), or UNLOCATABLE."""
+    try:
+        located, keys = _Locator(text, file).run(data)
+    except _Unlocatable:
+        return UNLOCATABLE
+    if keys and not _one_occurrence_per_key(text, keys):
+        return UNLOCATABLE
+    return located
+
+
+def loads(text: str):
+    return _DECODER.decode(text)
+
+
+def _one_occurrence_per_key(text: str, keys: int) -> bool:
+    """Whether the text writes exactly ``keys`` keys, i.e. ``json`` merged no duplicate."""
+    if '\\\\"' in text:  # a key ending in a backslash defeats the counts below
+        return False
+    if _SPACE_COLON.search(text):
+        written = sum(1 for _ in _KEY_END.finditer(text))
+    else:
+        written = text.count('":') - text.count('\\":')
+    return written == keys
+
+
+class _Locator:
+    def __init__(self, text: str, file: str):
+        self.src = _Text(text, file)
+        self.text = text
+        self.cursor = 0
+        self.keys = 0
+        self.patterns: dict[str, str] = {}
+
+    def run(self, data):
+        kind = type(data)
+        if kind is dict:
+            return self.map(data, 0, 0), self.keys
+        if kind is list:
+            return self.seq(data, self.src.start(0), 0), self.keys
+        return data, 0
+
+    def pattern(self, key: str) -> str:
+        quoted = self.patterns.get(key)
+        if quoted is None:
+            if _BETWEEN_STRINGS.match(key):
+                raise _Unlocatable(key)
+            quoted = self.patterns[key] = json.dumps(key, ensure_ascii=False)
+        return quoted
+
+    def map(self, data: dict, at: int | None, depth: int) -> JsonMap:
+        if depth >= MAX_DEPTH:
+            raise _Unlocatable("nesting")
+        out = JsonMap(data)
+        out._src, out._at = self.src, at
+        key_at = out._key_at = {}
+        text, patterns, find, cursor = self.text, self.patterns, self.text.find, self.cursor
+        for key, value in data.items():
+            quoted = patterns.get(key) or self.pattern(key)
+            found = find(quoted, cursor)
+            end = found + len(quoted)
+            if found < 0 or not text.startswith(":", end):  # not found, or written `"key" :`, or not the key
+                found, end = self.find_key(quoted, found)
+            key_at[key] = found
+            if at is None:  # an item of a list: the mapping opens just before its first key
+                at = out._at = text.rfind("{", 0, found)
+            cursor = end + 1
+            kind = type(value)
+            if kind is dict or kind is list:
+                self.cursor = cursor
+                if kind is dict:
+                    out[key] = self.map(value, cursor, depth + 1)
+                else:
+                    out[key] = self.seq(value, cursor, depth + 1)
+                cursor = self.cursor
+        self.cursor = cursor
+        self.keys += len(data)
+        return out
+
+    def find_key(self, quoted: str, found: int) -> tuple[int, int]:
+        """The next ``quoted`` from ``found`` that a colon follows, and the colon's offset."""
+        text = self.text
+        while found >= 0:
+            after = _NOT_SPACE.search(text, found + len(quoted))
+            if after and text[after.start()] == ":":
+                return found, after.start()
+            found = text.find(quoted, found + 1)
+        raise _Unlocatable(quoted)
+
+    def seq(self, data: list, at: int, depth: int) -> JsonSeq:
+        if depth >= MAX_DEPTH:
+            raise _Unlocatable("nesting")
+        out = JsonSeq(data)
+        out._src, out._at = self.src, at
+        if any((type(v) is dict and not v) or type(v) is list for v in data):
+            self.seq_items(out, depth)
+            return out
+        # Items are located when asked (most never are); a mapping item knows its start
+        # from its first key.
+        for index, value in enumerate(data):
+            if type(value) is dict:
+                out[index] = self.map(value, None, depth + 1)
+        return out
+
+    def seq_items(self, out: JsonSeq, depth: int) -> None:
+        """Locate every item now: a nested list or an empty mapping has no key to go by."""
+        item_at = out._item_at = []
+        src = self.src
+        position = src.start(out._at) + 1  # after "["
+        for index, value in enumerate(out):
+            start = src.start(position)
+            item_at.append(start)
+            kind = type(value)
+            if kind is dict:
+                out[index] = self.map(value, start, depth + 1)
+            elif kind is list:
+                out[index] = self.seq(value, start, depth + 1)
+            position = src.start(_step_over(self.text, start)) + 1  # past the comma
+
+
+def _step_over(text: str, start: int) -> int:
+    """The offset just after the JSON value that begins at ``start`` (C speed)."""
+    return _DECODER.scan_once(text, start)[1]
+
+
+def _item_offsets(src: _Text, at: int, count: int) -> list[int]:
+    offsets = []
+    position = src.start(at) + 1  # after "["
+    for _ in range(count):
+        start = src.start(position)
+        offsets.append(start)
+        position = src.start(_step_over(src.text, start)) + 1
+    return offsets

@@ -1,0 +1,136 @@
+"""The fast JSON path (json + located keys) gives exactly the libyaml path's values and locations."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fanout_lint.loaders.json_source import JsonMap, JsonSeq
+from fanout_lint.loaders.source import Map, ParseError, Seq, parse_json, parse_yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JSON_FILES = sorted(glob.glob(os.path.join(HERE, "**", "*.json"), recursive=True))
+
+
+def assert_same(fast, exact, path="$", values=True):
+    """Same values, same container locations, same key and item locations, all the way down."""
+    if isinstance(exact, Map):
+        assert isinstance(fast, Map), path
+        assert list(fast) == list(exact), path
+        assert fast.loc == exact.loc, path
+        for key in exact:
+            assert fast.loc_of(key) == exact.loc_of(key), f"{path}.{key}"
+        assert fast.key_locs == exact.key_locs, path
+        for key in exact:
+            assert_same(fast[key], exact[key], f"{path}.{key}", values)
+    elif isinstance(exact, Seq):
+        assert isinstance(fast, Seq), path
+        assert len(fast) == len(exact), path
+        assert fast.loc == exact.loc, path
+        for index in range(len(exact)):
+            assert fast.loc_of(index) == exact.loc_of(index), f"{path}[{index}]"
+        assert fast.item_locs == exact.item_locs, path
+        for index, (a, b) in enumerate(zip(fast, exact)):
+            assert_same(a, b, f"{path}[{index}]", values)
+    elif values:
+        assert type(fast) is type(exact) and fast == exact, path
+
+
+def test_there_are_json_fixtures():
+    assert len([f for f in JSON_FILES if "/fixtures/" in f]) >= 20
+
+
+@pytest.mark.parametrize("path", JSON_FILES, ids=lambda p: os.path.relpath(p, HERE))
+def test_fixture_locations_match_the_libyaml_path(path):
+    with open(path, encoding="utf-8-sig") as handle:
+        text = handle.read()
+    fast = parse_json(text, path)
+    assert isinstance(fast, (JsonMap, JsonSeq))  # the fast path was taken, not the fallback
+    assert_same(fast, parse_yaml(text, path))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a" : 1,\n  "b"\t:\n [1, "x"]}',  # blanks before the colon
+        '{"A": "Type", "Type": {"Type": "Type"}}',  # the key's text written earlier as a value
+        '{"d": "say \\"Type\\": no", "Type": 1}',  # ... and inside an escaped string
+        '{"a": [{}, [], [[1], {"b": []}], {"c": {}}], "e": {}}',  # empty and nested containers
+        '[{"a": 1}, "x", [2, {"b": 3}]]',  # a list at the root
+        '{"a":\r\n"x\u2028y", "b":\r"c\u0085", "d": 1}',  # every kind of line break
+        '{"é€😀": {"ключ": 1}, "b": "😀", "c": 2}',  # columns count characters
+        '{"k\\"e\\\\y": 1, "k": {"\\"": 2}}',  # keys with escapes
+        '  \n {"a": [\n  1 ,\n  2\n ] }  ',
+    ],
+)
+def test_tricky_json_matches_the_libyaml_path(text):
+    fast = parse_json(text, "t.json")
+    assert isinstance(fast, (JsonMap, JsonSeq))
+    assert fast == json.loads(text)  # libyaml folds a line break inside a string; json does not
+    assert_same(fast, parse_yaml(text, "t.json"), values=False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "b": {"x": 1}, "a": {"y": 2}}',  # a duplicate key: the last one counts
+        '{"\\u0054ype": 1, "b": {"Type": 2}}',  # a key written with an escape the search would miss
+        '{"x": ",", ",": 1, ":": 2}',  # keys made of JSON punctuation
+    ],
+)
+def test_unprovable_locations_take_the_exact_path(text):
+    parsed = parse_json(text, "t.json")
+    assert not isinstance(parsed, JsonMap)
+    assert_same(parsed, parse_yaml(text, "t.json"))
+
+
+@pytest.mark.parametrize("depth", [300, 10_000])
+def test_deep_json_is_an_error_with_a_line(depth):
+    text = "\n" + '{"a": ' * depth + "1" + "}" * depth
+    with pytest.raises(ParseError) as caught:
+        parse_json(text, "deep.json")
+    assert caught.value.message.startswith("nesting deeper than")
+    assert caught.value.line == 2
+
+
+def test_nan_stays_text_as_before():
+    assert parse_json('{"a": NaN, "b": [Infinity]}', "t.json") == {"a": "NaN", "b": ["Infinity"]}
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=8),
+)
+_KEYS = st.one_of(
+    st.sampled_from(["Type", "Properties", "Fn::GetAtt", "Ref", "a", "b", ""]),
+    st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=6),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=st.one_of(st.dictionaries(_KEYS, _JSON, max_size=5), st.lists(_JSON, max_size=4)),
+    indent=st.sampled_from([None, 0, 1, 2, "\t"]),
+    separators=st.sampled_from([(", ", ": "), (",", ":"), (" ,", " : "), (",\r\n", ":\n ")]),
+    ascii_only=st.booleans(),
+)
+def test_generated_json_matches_the_libyaml_path(value, indent, separators, ascii_only):
+    text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii_only)
+    try:
+        exact = parse_yaml(text, "g.json")
+    except ParseError:
+        return  # libyaml rejects a few escapes json writes; nothing to compare with
+    assert_same(parse_json(text, "g.json"), exact)
