@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,12 +12,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_wheel_contains_every_rule_module(tmp_path):
+    # Build from a copy: an in-tree build writes build/ into the checkout, which
+    # concurrent runs would share.
+    source = tmp_path / "src"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", ROOT, "--no-deps",
-         "-q", "-w", str(tmp_path)],
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
+         "-q", "-w", str(tmp_path / "wheel")],
         check=True, capture_output=True, timeout=300,
     )
-    wheel = next(tmp_path.glob("fanout_lint-*.whl"))
+    wheel = next((tmp_path / "wheel").glob("fanout_lint-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     rule_modules = sorted(f for f in os.listdir(os.path.join(ROOT, "rules")) if f.endswith(".py"))
     assert rule_modules
