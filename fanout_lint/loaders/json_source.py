@@ -28,6 +28,7 @@ from fanout_lint.model.nodes import Loc
 _DECODER = json.JSONDecoder(parse_constant=str)
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")
 _SPACE_COLON = re.compile(r'"[ \t\n\r]+:')
+_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # what json.dumps(ensure_ascii=False) escapes
 _KEY_END = re.compile(r'(?<!\\)"[ \t\n\r]*:')
 # A key made only of characters that may stand between two strings in JSON (punctuation,
 # digits, literals) could match across a string boundary; such keys take the exact path.
@@ -67,8 +68,7 @@ class JsonMap(Map):
 
     __slots__ = ("_src", "_at", "_key_at")
 
-    def __init__(self, items: dict):
-        dict.__init__(self, items)
+    __init__ = dict.__init__  # a copy of the parsed dict, at C speed (not Map's signature)
 
     def __getattr__(self, name):
         # Only reached while the slot is unset: fill it once, then it is a plain read.
@@ -93,8 +93,7 @@ class JsonSeq(Seq):
 
     __slots__ = ("_src", "_at", "_item_at")
 
-    def __init__(self, items: list):
-        list.__init__(self, items)
+    __init__ = list.__init__
 
     def __getattr__(self, name):
         if name == "loc":
@@ -159,7 +158,11 @@ class _Locator:
         if quoted is None:
             if _BETWEEN_STRINGS.match(key):
                 raise _Unlocatable(key)
-            quoted = self.patterns[key] = json.dumps(key, ensure_ascii=False)
+            if _ESCAPED.search(key):
+                quoted = json.dumps(key, ensure_ascii=False)
+            else:  # as json.dumps writes it, without its cost (most keys are new to a file)
+                quoted = f'"{key}"'
+            self.patterns[key] = quoted
         return quoted
 
     def map(self, data: dict, at: int | None, depth: int) -> JsonMap:
@@ -206,7 +209,7 @@ class _Locator:
             raise _Unlocatable("nesting")
         out = JsonSeq(data)
         out._src, out._at = self.src, at
-        if any((type(v) is dict and not v) or type(v) is list for v in data):
+        if list in map(type, data) or {} in data:
             self.seq_items(out, depth)
             return out
         # Items are located when asked (most never are); a mapping item knows its start
