@@ -29,6 +29,8 @@ from fanout_lint.rule import Rule, Violation
 def check(graph: Graph, options) -> list[Violation]:
     found = []
     for dlq in graph.all(Queue):
+        if dlq.multi_instance:
+            continue  # dlq["a"] and dlq["b"] are one node but two queues
         sources = sorted({q.id: q for q in graph.sources_of(dlq.id)}.values(), key=lambda q: q.id)
         if len(sources) < 2:
             continue

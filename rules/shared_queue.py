@@ -29,6 +29,8 @@ from fanout_lint.rule import Rule, Violation
 def check(graph: Graph, options) -> list[Violation]:
     found = []
     for queue in graph.all(Queue):
+        if queue.multi_instance:
+            continue  # q["a"] and q["b"] are one node but two queues
         functions = _sharing(graph, queue)
         if len(functions) < 2:
             continue

@@ -39,6 +39,8 @@ def check(graph: Graph, options) -> list[Violation]:
         subs = graph.subscriptions_of(topic.id)
         if len(subs) != 1 or not protocol_is(subs[0], "sqs"):
             continue
+        if topic.multi_instance or subs[0].multi_instance:
+            continue  # a count/for_each subscription is several subscribers
         sub = subs[0]
         queue = graph.get(sub.endpoint)
         target = f"one queue ({named(queue)})" if queue is not None else "one queue"

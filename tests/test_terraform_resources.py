@@ -173,3 +173,23 @@ def test_literal_names_arns_and_urls_name_resources():
     assert named_resource("q", "queue", names) == "aws_sqs_queue.q"
     assert named_resource("q", "topic", names) is None
     assert named_resource(ARN.format("other"), None, names) is None
+
+
+def test_count_and_for_each_nodes_stand_for_several_instances_in_both_formats():
+    import os
+
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures")
+    (hcl,), errors = load_terraform_dir(os.path.join(fixtures, "terraform", "tf_instances_silent"))
+    assert errors == []
+    path = os.path.join(fixtures, "terraform-plan", "plan_instances_silent.json")
+    with open(path, encoding="utf-8") as handle:
+        (plan,), errors = load_plan(parse_json(handle.read(), path), path)
+    assert errors == []
+    several = {
+        "aws_sqs_queue.q", "aws_sqs_queue.q.policy", "aws_sqs_queue.q_dlq", "aws_sqs_queue.dlq",
+        "aws_sns_topic_subscription.q",
+        "module.pair.aws_sqs_queue.this", "module.pair.aws_sqs_queue.dlq",
+    }
+    for graph in (hcl, plan):
+        flagged = {n.id for n in graph.nodes() if n.multi_instance}
+        assert flagged == several, graph.unit.format

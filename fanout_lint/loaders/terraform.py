@@ -35,6 +35,7 @@ from fanout_lint.loaders.terraform_modules import (
     exists,
     instance_scope,
     load_unit,
+    several,
 )
 from fanout_lint.loaders.terraform_resources import (
     HANDLERS,
@@ -196,6 +197,8 @@ class _HclResource:
         self.loc = Loc(resource.file, resource.block.line, 1)
         self.suppressions = resolver.suppressions(resource)
         self.exported = resource.address in resolver.exported
+        scope = resolver.scope(resource)
+        self.multi_instance = resource.module.multi_instance or several(scope.count, scope.for_each)
 
     def value(self, attr: str, default: Value | None = None) -> Value:
         return self.resolver.value(self.resource, attr, default)

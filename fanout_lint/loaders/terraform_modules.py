@@ -181,8 +181,10 @@ class _NoScope:
 
 class Module:
     def __init__(self, unit: UnitState, directory: str, prefix: str, files: list[HclFile],
-                 inputs: dict, tfvars: dict[str, Value], chain: tuple[str, ...]):
+                 inputs: dict, tfvars: dict[str, Value], chain: tuple[str, ...],
+                 multi_instance: bool = False):
         self.unit = unit
+        self.multi_instance = multi_instance  # this module, or one calling it, has count/for_each
         self.directory = directory
         self.prefix = prefix  # "" or "module.billing."
         self.inputs = inputs  # variable name -> (Expr, parent Module)
@@ -250,7 +252,11 @@ class Module:
             for key, attribute in block.body.attributes.items()
             if key not in ("source", "version", "count", "for_each", "providers", "depends_on")
         }
-        return Module(self.unit, directory, f"{self.prefix}module.{name}.", files, inputs, {}, chain + (real,))
+        attributes = block.body.attributes
+        count = self.evaluator.resolved(self.evaluator.eval(attributes["count"].expr)) if "count" in attributes else None
+        for_each = self.evaluator.eval(attributes["for_each"].expr) if "for_each" in attributes else None
+        return Module(self.unit, directory, f"{self.prefix}module.{name}.", files, inputs, {}, chain + (real,),
+                      self.multi_instance or several(count, for_each))
 
     # -- Scope ---------------------------------------------------------------
     def lookup(self, root: str, steps: tuple) -> Value:
@@ -410,6 +416,16 @@ def instance_scope(resource: Resource) -> Instance:
     count = resource.module.evaluator.resolved(resource.module.evaluator.eval(attributes["count"].expr)) if "count" in attributes else None
     for_each = resource.module.evaluator.eval(attributes["for_each"].expr) if "for_each" in attributes else None
     return Instance(resource.module, count, for_each)
+
+
+def several(count: Value | None, for_each: Value | None) -> bool:
+    """``count`` / ``for_each`` may make more than one instance."""
+    if count is not None:
+        return not (isinstance(count, Known) and count.value in (0, 1))
+    if for_each is not None:
+        items = for_each.value if isinstance(for_each, Known) else None
+        return not (isinstance(items, (dict, list)) and len(items) <= 1)
+    return False
 
 
 def exists(resource: Resource) -> bool:

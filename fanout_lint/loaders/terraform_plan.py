@@ -275,6 +275,10 @@ class PlanResource:
     def exported(self) -> bool:
         return self.address in self.plan.exported
 
+    @property
+    def multi_instance(self) -> bool:
+        return len(self.instances) > 1  # the plan lists every instance, modules' included
+
     # -- values --------------------------------------------------------------
     def _expression(self, path: tuple[str, ...]) -> Any:
         node: Any = self.config.get("expressions")

@@ -77,6 +77,7 @@ class ResourceView(Protocol):
     loc: Loc
     suppressions: tuple[Suppression, ...]
     exported: bool  # a root module output names it: other configurations may use it
+    multi_instance: bool  # count/for_each (or a module call's) may make several instances
 
     def value(self, attr: str, default: Value | None = None) -> Value:
         """The attribute's plain value; ``default`` (or Known(None)) when unset or null."""
@@ -176,7 +177,8 @@ def json_document(value: Value) -> Value:
 
 
 def _common(r: ResourceView) -> dict:
-    return {"id": r.address, "loc": r.loc, "type": r.type, "suppressions": r.suppressions}
+    return {"id": r.address, "loc": r.loc, "type": r.type, "suppressions": r.suppressions,
+            "multi_instance": r.multi_instance}
 
 
 def _endpoint_kind(protocol: Value) -> str | None:

@@ -48,6 +48,10 @@ class Node:
     generated_by: str = ""  # e.g. "SAM SqsSubscription" when a transform creates it
     suppressions: tuple[Suppression, ...] = ()
     condition: str | None = None  # CloudFormation Condition: the resource exists only when it holds
+    # Stands for several instances (Terraform count/for_each, here or on an enclosing module
+    # call): two references to it may name two instances, so a count of distinct
+    # referrers (subscribers, consumers, source queues) proves nothing.
+    multi_instance: bool = False
 
     def __post_init__(self) -> None:
         if not self.resource:
