@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 
+from fanout_lint.regular_files import refuse_special
+
 MAX_FILE_BYTES = 20 * 1024 * 1024  # the loader refuses larger files
 MAX_MODULE_DEPTH = 16  # as the loader: deeper chains of modules are not followed
 
@@ -56,6 +58,7 @@ def called_directories(directory: str) -> list[str]:
         return []
     for name in names:
         try:
+            refuse_special(os.path.join(directory, name))
             with open(os.path.join(directory, name), "rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
         except OSError:

@@ -297,6 +297,32 @@ def test_terraform_directory_with_a_broken_file_next_to_good_ones(capsys, tmp_pa
     assert_good_linted(report, good)
 
 
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_named_like_a_template_is_an_error_not_a_hang(tmp_path, good):
+    # Opening a FIFO blocks until something writes to it. The run is a subprocess so that
+    # a regression fails on the guard below instead of hanging the suite.
+    import subprocess
+
+    os.mkfifo(tmp_path / "pipe.yaml")
+    unit = tmp_path / "stack"
+    unit.mkdir()
+    (unit / "queue.tf").write_text('resource "aws_sqs_queue" "q" {}\n')
+    os.mkfifo(unit / "pipe.tf")
+    for argv in ([tmp_path], [tmp_path / "pipe.yaml", good]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "fanout_lint", "check", "--format", "json", *map(str, argv)],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )
+        assert "Traceback" not in proc.stderr
+        assert proc.returncode == 2, proc.stderr
+        report = json.loads(proc.stdout)
+        assert_one_error(report, tmp_path / "pipe.yaml", "not a regular file", line=False)
+        if argv == [tmp_path]:
+            assert_one_error(report, unit / "pipe.tf", "not a regular file", line=False)
+        assert_good_linted(report, good)
+
+
 # -- a rule that crashes -------------------------------------------------------
 
 def _explode(graph, options):

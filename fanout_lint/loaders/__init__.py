@@ -7,6 +7,7 @@ from fanout_lint.findings import LoadError
 from fanout_lint.loaders.cfn_template import is_template
 from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
+from fanout_lint.regular_files import refuse_special
 
 # Words one of which every template (or plan) contains; other files are not parsed.
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
@@ -22,6 +23,7 @@ def load_candidate(candidate: Candidate) -> tuple[list[Graph], list[LoadError]]:
 
 def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
     try:
+        refuse_special(path)
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:

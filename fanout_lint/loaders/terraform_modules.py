@@ -36,6 +36,7 @@ from fanout_lint.loaders.hcl_syntax import (
 )
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
+from fanout_lint.regular_files import refuse_special
 
 MAX_MODULE_DEPTH = 16
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -100,6 +101,7 @@ def _read_dir(unit: UnitState, directory: str, root: bool) -> list[HclFile]:
 
 def _parse_file(unit: UnitState, file: str) -> HclFile | None:
     try:
+        refuse_special(file)
         with open(file, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
@@ -151,6 +153,7 @@ def _read_tfvars(unit: UnitState, directory: str) -> dict[str, Value]:
 
 def _json_tfvars(unit: UnitState, file: str) -> dict[str, Value]:
     try:
+        refuse_special(file)
         with open(file, "rb") as handle:
             data = json.loads(decode(handle.read(MAX_FILE_BYTES)))
     except (OSError, ValueError, ParseError, RecursionError) as exc:
