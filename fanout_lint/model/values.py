@@ -64,6 +64,8 @@ def candidates(value: Value) -> tuple[Known, ...] | None:
 
 def verdict(predicate: Callable[..., bool], *values: Value) -> bool | None:
     """True or False when every combination of candidates agrees, else None."""
+    if all(type(value) is Known for value in values):  # the common case: no condition
+        return bool(predicate(*(value.value for value in values)))
     lists = []
     for value in values:
         options = candidates(value)
@@ -182,6 +184,15 @@ def to_bool(value: Value) -> Value:
 
 
 def _map(value: Value, convert: Callable[[Any], Any], reason: str) -> Value:
+    if type(value) is Known:  # the common case: one known value
+        if value.value is None:
+            return value
+        converted = convert(value.value)
+        if converted is None:
+            return Unknown(reason)
+        return value if converted == value.value and type(converted) is type(value.value) else Known(
+            converted, value.origin, value.detail
+        )
     options = candidates(value)
     if options is None:
         return value
