@@ -7,7 +7,7 @@ import json
 from fanout_lint.loaders.source import parse_json
 from fanout_lint.loaders.terraform import load_terraform_dir
 from fanout_lint.loaders.terraform_plan import load_plan
-from fanout_lint.loaders.terraform_resources import named_resource
+from fanout_lint.loaders.names import named_resource
 from fanout_lint.model.nodes import QueuePolicy
 from fanout_lint.model.values import Known, Unknown
 

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from fanout_lint.loaders.names import named_resource
 from fanout_lint.loaders.source import Map
 from fanout_lint.model.nodes import External, Loc
 from fanout_lint.model.values import (
@@ -32,8 +33,6 @@ NO_VALUE = "AWS::NoValue"
 _SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
 
 # Which literal forms name which kind of resource.
-_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
-_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
 
 
 class _Absent:
@@ -264,21 +263,7 @@ class Intrinsics:
 
     def _literal(self, text: str, kind: str) -> str | None:
         """A literal ARN, queue URL or name that names a resource of the template."""
-        match = _ARN.match(text)
-        if match:
-            service, rest = match.groups()
-            if service == "lambda":
-                parts = rest.split(":")
-                if len(parts) >= 2 and parts[0] == "function":
-                    return self.names.get(("function", parts[1]))
-                return None
-            return self.names.get(("queue" if service == "sqs" else "topic", rest))
-        match = _QUEUE_URL.match(text)
-        if match:
-            return self.names.get(("queue", match.group(1)))
-        if kind in ("queue", "topic", "function"):
-            return self.names.get((kind, text))
-        return None
+        return named_resource(text, kind, self.names)
 
     def _resources_named_in(self, node: Any) -> set[str]:
         """Resources a Fn::Sub or Fn::Join refers to (pseudo parameters aside)."""

@@ -37,12 +37,12 @@ from fanout_lint.loaders.terraform_modules import (
     load_unit,
     several,
 )
+from fanout_lint.loaders.names import named_resource
 from fanout_lint.loaders.terraform_resources import (
     HANDLERS,
     NAME_ARGUMENTS,
     Collected,
     add_resource,
-    named_resource,
 )
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, External, Loc, Suppression, Unit

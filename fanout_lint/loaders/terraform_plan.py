@@ -19,6 +19,7 @@ from typing import Any
 
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.source import loc_of
+from fanout_lint.loaders.names import named_resource
 from fanout_lint.loaders.terraform_resources import (
     HANDLERS,
     KIND_TYPES,
@@ -26,7 +27,6 @@ from fanout_lint.loaders.terraform_resources import (
     Collected,
     add_resource,
     json_document,
-    named_resource,
 )
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import External, Loc, Suppression, Unit

@@ -15,7 +15,6 @@ every attribute read here (aws-facts.md sections 1 and 10).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from typing import Any, Callable, Protocol
 
@@ -47,28 +46,6 @@ NAME_ARGUMENTS = {
 }
 KIND_TYPES = {kind: (rtype,) for rtype, (kind, _) in NAME_ARGUMENTS.items()}
 
-_ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
-_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
-
-
-def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str]) -> str | None:
-    """The resource an ARN, queue URL or plain name (for ``kind``) names, by ``names``
-    ((kind, name) -> address); None when it names nothing of the unit."""
-    match = _ARN.match(text)
-    if match:
-        service, rest = match.groups()
-        if service == "lambda":
-            parts = rest.split(":")
-            if len(parts) >= 2 and parts[0] == "function":
-                return names.get(("function", parts[1]))
-            return None
-        return names.get(("queue" if service == "sqs" else "topic", rest))
-    match = _QUEUE_URL.match(text)
-    if match:
-        return names.get(("queue", match.group(1)))
-    if kind in KIND_TYPES:
-        return names.get((kind, text))
-    return None
 
 
 class ResourceView(Protocol):
