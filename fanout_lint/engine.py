@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, discover
@@ -57,6 +58,23 @@ def _lint_all(candidates: list[Candidate], rules: tuple[Rule, ...], settings: Se
 
 
 def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    # A template's graph, values and findings hold no reference cycles: what is not kept
+    # is freed by reference counting when the unit is done. The cyclic collector would
+    # only rescan them (and every finding kept so far) as they are allocated, so it is
+    # paused for the unit, as the parsers pause it for the tree. Not for Terraform, whose
+    # HCL parser's objects were not checked for cycles.
+    if candidate.kind == "terraform":
+        return _lint_unit(candidate, rules, settings, keep_graphs)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint_unit(candidate, rules, settings, keep_graphs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool) -> Result:
     result = Result()
     try:
         graphs, errors = load_candidate(candidate)

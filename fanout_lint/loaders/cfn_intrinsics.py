@@ -58,6 +58,8 @@ class Intrinsics:
         """The value of a property; ``default`` when it is absent or AWS::NoValue."""
         if node is None or node is ABSENT:
             return default if default is not None else Known(None)
+        if not isinstance(node, dict):  # a literal (most properties): _value would say the same
+            return Known(node)
         result = self._value(node, 0)
         if result is ABSENT:
             return default if default is not None else Known(None)
