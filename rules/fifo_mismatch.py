@@ -81,6 +81,8 @@ def _dlq_type(graph: Graph, queue: Queue) -> list[Violation]:
 
 
 def _name(node: Queue | Topic, kind: str, prop: str) -> list[Violation]:
+    if verdict(bool, node.fifo) is False:  # most are standard: no need to look at the name
+        return []
     lacks = verdict(
         lambda fifo, name: bool(fifo) and isinstance(name, str) and not name.endswith(SUFFIX),
         node.fifo, node.name,

@@ -214,6 +214,19 @@ class Intrinsics:
             return self.aliases.get(found, found)
         return self._external(found or _describe(node), loc)
 
+    def internal_target(self, node: Any, kind: str) -> str | None:
+        """The logical id ``node`` points at when that is a resource of the unit, else None.
+
+        Unlike ``target``, needs no location: most references are internal, and a location
+        costs a lookup (and, for JSON, a line count) that only an External node uses.
+        """
+        if node is None:
+            return None
+        found = self._target(node, kind, 0)
+        if isinstance(found, str) and found in self.resource_types:
+            return self.aliases.get(found, found)
+        return None
+
     def _target(self, node: Any, kind: str, depth: int):
         """A logical id, ABSENT, or None/label text when the target is outside."""
         if depth > 50:

@@ -118,10 +118,11 @@ class _Builder:
         return self.x.value(resource.props.get(key), default)
 
     def target(self, resource: RawResource, node: Any, kind: str, key: str) -> str | None:
-        return self.x.target(node, kind, resource.prop_loc(key))
+        # The property's location is looked up only for a target outside the unit.
+        return self.x.internal_target(node, kind) or self.x.target(node, kind, resource.prop_loc(key))
 
     def dead_letter(self, resource: RawResource, node: Any, key: str, via: str) -> None:
-        target = self.x.target(node, "queue", resource.prop_loc(key))
+        target = self.target(resource, node, "queue", key)
         if target:
             self.dead_letter_uses.append(DeadLetterUse(target, resource.id, via))
 

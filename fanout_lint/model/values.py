@@ -64,13 +64,17 @@ def candidates(value: Value) -> tuple[Known, ...] | None:
 
 def verdict(predicate: Callable[..., bool], *values: Value) -> bool | None:
     """True or False when every combination of candidates agrees, else None."""
-    # The common case, no condition: rules ask this ~4 times a resource, so one or two
-    # plain type checks here instead of a generator.
+    # The common case, no condition: rules ask this ~4 times a resource, so plain type
+    # checks here instead of a generator.
     if len(values) == 1:
         if type(values[0]) is Known:
             return bool(predicate(values[0].value))
-    elif all(type(value) is Known for value in values):
-        return bool(predicate(*[value.value for value in values]))
+    else:
+        for value in values:
+            if type(value) is not Known:
+                break
+        else:
+            return bool(predicate(*[value.value for value in values]))
     lists = []
     for value in values:
         options = candidates(value)
