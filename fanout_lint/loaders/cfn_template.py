@@ -77,21 +77,25 @@ def raw_resources(data: dict, file: str) -> list[RawResource]:
     out = []
     fallback = data.loc if isinstance(data, Map) else Loc(file, 1, 1)
     for logical_id, body in resources.items():
-        if not isinstance(body, dict) or not isinstance(body.get("Type"), str):
+        if not isinstance(body, dict):
+            continue
+        type_ = body.get("Type")
+        if not isinstance(type_, str):
             continue
         props = body.get("Properties")
         metadata = body.get("Metadata")
         connectors = body.get("Connectors")
+        condition = body.get("Condition")
         out.append(
             RawResource(
                 id=str(logical_id),
-                type=body["Type"],
+                type=type_,
                 props=props if isinstance(props, dict) else {},
                 loc=loc_of(resources, logical_id, fallback),
                 metadata=metadata if isinstance(metadata, dict) else {},
                 connectors=connectors if isinstance(connectors, dict) else {},
                 props_known=_shows_properties(props),
-                condition=body["Condition"] if isinstance(body.get("Condition"), str) else None,
+                condition=condition if isinstance(condition, str) else None,
             )
         )
     return out
@@ -101,4 +105,9 @@ def _shows_properties(props: Any) -> bool:
     """The template states the properties: none at all, or a mapping without intrinsics."""
     if props is None:
         return True
-    return isinstance(props, dict) and not any(str(key).startswith("Fn::") for key in props)
+    if not isinstance(props, dict):
+        return False
+    for key in props:  # a loop, not any(generator): this runs for every property of every resource
+        if str(key).startswith("Fn::"):
+            return False
+    return True

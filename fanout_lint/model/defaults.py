@@ -62,6 +62,11 @@ DEFAULTS: dict[str, Default] = {
 }
 
 
+# Every default is an immutable scalar in an immutable Known, so one instance per key
+# serves every absent property (loaders ask for about two defaults a resource).
+_KNOWN_DEFAULTS: dict[str, Known] = {key: default(entry.value) for key, entry in DEFAULTS.items()}
+
+
 def default_of(key: str) -> Known:
     """The default for ``key`` as a known value of origin 'default'."""
-    return default(DEFAULTS[key].value)
+    return _KNOWN_DEFAULTS[key]
