@@ -31,7 +31,10 @@ def check(graph: Graph, options) -> list[Violation]:
     for dlq in graph.all(Queue):
         if dlq.multi_instance:
             continue  # dlq["a"] and dlq["b"] are one node but two queues
-        sources = sorted({q.id: q for q in graph.sources_of(dlq.id)}.values(), key=lambda q: q.id)
+        listed = graph.sources_of(dlq.id)
+        if len(listed) < 2:  # most queues: no need to deduplicate and sort
+            continue
+        sources = sorted({q.id: q for q in listed}.values(), key=lambda q: q.id)
         if len(sources) < 2:
             continue
         names = ", ".join(q.resource for q in sources)
