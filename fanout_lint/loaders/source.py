@@ -129,7 +129,7 @@ def _plain_scalar(value: str):
     return value
 
 
-def _scalar(event, loc: Loc) -> object:
+def _scalar(event, file: str) -> object:
     tag = event.tag
     value = event.value
     if tag is None or tag == "!":
@@ -143,7 +143,8 @@ def _scalar(event, loc: Loc) -> object:
         if kind in ("int", "float", "bool", "null"):
             return _plain_scalar(value)
         return value
-    return _tagged(tag, value, loc)
+    mark = event.start_mark
+    return _tagged(tag, value, Loc(file, mark.line + 1, mark.column + 1))
 
 
 def _tagged(tag: str, value, loc: Loc):
@@ -212,10 +213,8 @@ def _build(parser, file: str):
                         "(an alias bomb?)",
                         event.start_mark.line + 1,
                     )
-            mark = event.start_mark
-            loc = Loc(file, mark.line + 1, mark.column + 1)
             if kind is yaml.ScalarEvent:
-                value, size = _scalar(event, loc), 1
+                value, size = _scalar(event, file), 1
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             if not stack:
@@ -224,10 +223,14 @@ def _build(parser, file: str):
             frame = stack[-1]
             frame[4] += size
             container = frame[0]
+            # A Loc is built only where one is recorded (an item, a key): a mapping's value
+            # is located by its key, and values are about half of all scalars.
+            mark = event.start_mark
             if isinstance(container, Seq):
                 container.append(value)
-                container.item_locs.append(loc)
+                container.item_locs.append(Loc(file, mark.line + 1, mark.column + 1))
             elif frame[1] is _NO_KEY:
+                loc = Loc(file, mark.line + 1, mark.column + 1)
                 frame[1], frame[2] = _hashable(value, loc), loc
             else:
                 container[frame[1]] = value
