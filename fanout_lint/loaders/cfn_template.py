@@ -108,6 +108,6 @@ def _shows_properties(props: Any) -> bool:
     if not isinstance(props, dict):
         return False
     for key in props:  # a loop, not any(generator): this runs for every property of every resource
-        if str(key).startswith("Fn::"):
+        if (key if type(key) is str else str(key)).startswith("Fn::"):
             return False
     return True
