@@ -75,18 +75,25 @@ def _unattached(graph: Graph, node_ids: tuple[str, ...], kind: type) -> bool:
     return not node_ids or any(not isinstance(graph.get(i), kind) for i in node_ids)
 
 
-def sns_may_send(graph: Graph, queue: Queue) -> bool | None:
-    """Does a queue policy of the unit let SNS send to the queue? None when not proved.
+def unresolved_policy_may_allow_sns(graph: Graph) -> bool:
+    """A queue policy whose queues the loader could not resolve may allow SNS.
 
-    A policy whose queues the loader could not resolve might be this queue's: while it
-    may allow SNS, nothing is proved about any queue.
+    It might be any queue's policy: while it may, nothing is proved about any queue.
+    Asked once per graph, so that checking every queue stays linear.
     """
+    return any(
+        _unattached(graph, policy.queues, Queue) and _policy_may_allow_sns(policy) is not False
+        for policy in graph.all(QueuePolicy)
+    )
+
+
+def sns_may_send(graph: Graph, queue: Queue, unresolved_may_allow: bool) -> bool | None:
+    """Does a queue policy of the unit let SNS send to the queue? None when not proved."""
     answers = {_policy_may_allow_sns(p) for p in graph.policies_for(queue.id)}
     if True in answers:
         return True
-    for policy in graph.all(QueuePolicy):
-        if _unattached(graph, policy.queues, Queue) and _policy_may_allow_sns(policy) is not False:
-            return None
+    if unresolved_may_allow:
+        return None
     return None if None in answers else False
 
 
@@ -108,13 +115,20 @@ def _invoke_action(action) -> bool:
     return isinstance(action, str) and action.lower() in ("lambda:invokefunction", "lambda:*", "*")
 
 
-def sns_may_invoke(graph: Graph, function: Function) -> bool | None:
+def unresolved_permission_may_allow_sns(graph: Graph) -> bool:
+    """A Lambda permission whose function the loader could not resolve may allow SNS."""
+    return any(
+        _unattached(graph, (p.function,) if p.function else (), Function)
+        and _permission_allows_sns(p) is not False
+        for p in graph.all(LambdaPermission)
+    )
+
+
+def sns_may_invoke(graph: Graph, function: Function, unresolved_may_allow: bool) -> bool | None:
     """Does a Lambda permission of the unit let SNS invoke the function? None when not proved."""
     answers = {_permission_allows_sns(p) for p in graph.permissions_for(function.id)}
     if True in answers:
         return True
-    for permission in graph.all(LambdaPermission):
-        target = (permission.function,) if permission.function else ()
-        if _unattached(graph, target, Function) and _permission_allows_sns(permission) is not False:
-            return None
+    if unresolved_may_allow:
+        return None
     return None if None in answers else False

@@ -33,14 +33,15 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.rule import Rule, Violation
 
-from .common import protocol_is, reported, sns_may_send
+from .common import protocol_is, reported, sns_may_send, unresolved_policy_may_allow_sns
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    unresolved = unresolved_policy_may_allow_sns(graph)
     for queue in graph.all(Queue):
         subs = [s for s in graph.subscriptions_to(queue.id) if protocol_is(s, "sqs")]
-        if not subs or sns_may_send(graph, queue) is not False:
+        if not subs or sns_may_send(graph, queue, unresolved) is not False:
             continue
         policies = graph.policies_for(queue.id)
         related = []

@@ -31,16 +31,17 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.rule import Rule, Violation
 
-from .common import protocol_is, reported, sns_may_invoke
+from .common import protocol_is, reported, sns_may_invoke, unresolved_permission_may_allow_sns
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    unresolved = unresolved_permission_may_allow_sns(graph)
     for sub in graph.all(Subscription):
         if not protocol_is(sub, "lambda"):
             continue
         function = graph.function(sub.endpoint)
-        if function is None or sns_may_invoke(graph, function) is not False:
+        if function is None or sns_may_invoke(graph, function, unresolved) is not False:
             continue
         related = [(function, "function")]
         topic = graph.get(sub.topic)
