@@ -21,7 +21,7 @@ import itertools
 import json
 import re
 
-from fanout_lint.loaders.source import MAX_DEPTH, Map, Seq
+from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
 
 # NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
@@ -57,6 +57,10 @@ class _Text:
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
 
+    def span(self, start: int, end: int) -> Loc:
+        first, last = self.loc(start), self.loc(end)
+        return Loc(self.file, first.line, first.column, last.line, last.column)
+
     def start(self, offset: int) -> int:
         """The first non-blank offset at or after ``offset``: where a value begins."""
         found = _NOT_SPACE.search(self.text, offset)
@@ -86,6 +90,29 @@ class JsonMap(Map):
         # from the same offsets; nothing writes locations into a parsed mapping).
         offset = self._key_at.get(key)
         return self.loc if offset is None else self._src.loc(offset)
+
+    # Spans are rare (a finding's attribute, a fix): found from the key's offset with the
+    # C scanner of ``json``, never stored.
+    def _value_offsets(self, key) -> tuple[int, int] | None:
+        offset = self._key_at.get(key)
+        if offset is None:
+            return None
+        text = self._src.text
+        colon = self._src.start(_step_over(text, offset))
+        start = self._src.start(colon + 1)
+        return start, _step_over(text, start)
+
+    def value_span(self, key) -> Loc | None:
+        found = self._value_offsets(key)
+        return None if found is None else self._src.span(*found)
+
+    def span_of(self, key) -> Loc | None:
+        found = self._value_offsets(key)
+        return None if found is None else self._src.span(self._key_at[key], found[1])
+
+    def body(self) -> Loc | None:
+        start = self._src.start(self._at)
+        return self._src.span(start, _step_over(self._src.text, start))
 
 
 class JsonSeq(Seq):

@@ -19,6 +19,13 @@ import re
 
 import yaml
 
+from fanout_lint.loaders.located import (  # noqa: F401 - re-exported for the loaders
+    MAX_DEPTH,
+    Map,
+    ParseError,
+    Seq,
+    loc_of,
+)
 from fanout_lint.model.nodes import Loc
 
 try:  # libyaml's C parser when present; the pure-Python one otherwise
@@ -26,51 +33,8 @@ try:  # libyaml's C parser when present; the pure-Python one otherwise
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Parser = yaml.SafeLoader
 
-MAX_DEPTH = 256
 MAX_ALIAS_EXPANSION = 1_000_000
 MAX_BYTES = 200 * 1024 * 1024
-
-
-class ParseError(Exception):
-    def __init__(self, message: str, line: int | None = None, column: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-
-class Map(dict):
-    __slots__ = ("loc", "key_locs")
-
-    def __init__(self, loc: Loc):
-        super().__init__()
-        self.loc = loc
-        self.key_locs: dict = {}
-
-    def loc_of(self, key) -> Loc:
-        return self.key_locs.get(key, self.loc)
-
-
-class Seq(list):
-    __slots__ = ("loc", "item_locs")
-
-    def __init__(self, loc: Loc):
-        super().__init__()
-        self.loc = loc
-        self.item_locs: list[Loc] = []
-
-    def loc_of(self, index: int) -> Loc:
-        return self.item_locs[index] if 0 <= index < len(self.item_locs) else self.loc
-
-
-def loc_of(container, key, fallback: Loc) -> Loc:
-    """The location of ``container[key]`` when the parser recorded it."""
-    if isinstance(container, (Map, Seq)):
-        try:
-            return container.loc_of(key)
-        except (TypeError, IndexError):
-            return container.loc
-    return fallback
 
 
 def decode(data: bytes) -> str:
@@ -222,6 +186,7 @@ def _build(parser, file: str):
                 continue
             frame = stack[-1]
             frame[4] += size
+            frame[7] = event.end_mark
             container = frame[0]
             # A Loc is built only where one is recorded (an item, a key): a mapping's value
             # is located by its key, and values are about half of all scalars.
@@ -235,6 +200,8 @@ def _build(parser, file: str):
             else:
                 container[frame[1]] = value
                 container.key_locs[frame[1]] = frame[2]
+                # the marks exist already: keeping them costs one tuple, a span is made on demand
+                container.value_marks[frame[1]] = (mark, event.end_mark)
                 frame[1] = _NO_KEY
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
@@ -245,9 +212,15 @@ def _build(parser, file: str):
             loc = Loc(file, mark.line + 1, mark.column + 1)
             container = Map(loc) if kind is yaml.MappingStartEvent else Seq(loc)
             tag = event.tag if event.tag and event.tag.startswith("!") else None
-            stack.append([container, _NO_KEY, None, tag, 1, event.anchor])
+            # [container, pending key, its loc, tag, size, anchor, start mark, end of the
+            # last entry, flow style]: a block collection's end event is marked at the next
+            # token, lines below, so its span ends with its last entry instead.
+            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, mark, None, event.flow_style])
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            container, _, _, tag, size, anchor = stack.pop()
+            container, _, _, tag, size, anchor, start, last, flow = stack.pop()
+            end = event.end_mark if flow or last is None else last
+            if kind is yaml.MappingEndEvent:
+                container.end = end
             value = _tagged(tag, container, container.loc) if tag else container
             if anchor:
                 anchors[anchor] = (value, size)
@@ -256,6 +229,7 @@ def _build(parser, file: str):
                 continue
             frame = stack[-1]
             frame[4] += size
+            frame[7] = end
             parent = frame[0]
             loc = container.loc
             if isinstance(parent, Seq):
@@ -266,6 +240,7 @@ def _build(parser, file: str):
             else:
                 parent[frame[1]] = value
                 parent.key_locs[frame[1]] = frame[2]
+                parent.value_marks[frame[1]] = (start, end)
                 frame[1] = _NO_KEY
         elif kind is yaml.StreamEndEvent:
             done = True

@@ -20,12 +20,29 @@ NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
 
 @dataclass(frozen=True)
 class Loc:
+    """Where something is written: a start point, and the end of its span when known.
+
+    Lines and columns are 1-based; columns count characters (Unicode code points). The
+    end column is exclusive, the column just after the last character, as in SARIF.
+    ``end_line`` 0 means the location is a point.
+    """
+
     file: str
-    line: int  # 1-based
-    column: int = 1  # 1-based
+    line: int
+    column: int = 1
+    end_line: int = 0
+    end_column: int = 0
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
+
+    @property
+    def has_end(self) -> bool:
+        return self.end_line > 0
+
+    def start(self) -> "Loc":
+        """The start point alone (what an end-less location compares equal to)."""
+        return Loc(self.file, self.line, self.column) if self.end_line else self
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,116 @@
+"""Parsed data that remembers where it was written: ``Map``, ``Seq`` and their spans.
+
+Both parsers (libyaml's event stream in ``source.py``, ``json`` in ``json_source.py``)
+produce these containers, so loaders read locations the same way whatever the syntax:
+
+- ``loc`` is where the container starts; ``key_locs``/``item_locs`` where each key or
+  item starts (a ``Loc`` without an end);
+- ``span_of(key)`` is the whole entry, from the key to the end of its value
+  (``VisibilityTimeout: 30``), and ``value_span(key)`` the value alone: what a finding
+  points at and what a fix replaces;
+- ``body()`` is the container from its first entry (or opening brace) to its end: where
+  a fix inserts a new entry.
+
+Spans are made on demand from what the parser kept (libyaml marks, JSON offsets): most
+are never read, and a ``Loc`` per value would cost every parse.
+"""
+
+from __future__ import annotations
+
+from fanout_lint.model.nodes import Loc
+
+MAX_DEPTH = 256
+
+
+class ParseError(Exception):
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def mark_loc(file: str, start, end) -> Loc:
+    """A span from two libyaml marks (0-based line and column; end exclusive)."""
+    return Loc(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+
+class Map(dict):
+    """A mapping with the location of each key and the marks of each value.
+
+    ``value_marks[key]`` is ``(start, end)`` of the value as libyaml marked it;
+    ``end`` is the mark after the container. Parsers that locate otherwise (JSON)
+    override the span methods.
+    """
+
+    __slots__ = ("loc", "key_locs", "value_marks", "end")
+
+    def __init__(self, loc: Loc):
+        super().__init__()
+        self.loc = loc
+        self.key_locs: dict = {}
+        self.value_marks: dict = {}
+        self.end = None
+
+    def loc_of(self, key) -> Loc:
+        return self.key_locs.get(key, self.loc)
+
+    def value_span(self, key) -> Loc | None:
+        marks = self.value_marks.get(key)
+        return mark_loc(self.loc.file, *marks) if marks else None
+
+    def span_of(self, key) -> Loc | None:
+        """From the key to the end of its value."""
+        marks = self.value_marks.get(key)
+        start = self.key_locs.get(key)
+        if marks is None or start is None:
+            return None
+        end = marks[1]
+        return Loc(start.file, start.line, start.column, end.line + 1, end.column + 1)
+
+    def body(self) -> Loc | None:
+        """From the first key (block style) or the opening brace (flow style) to the end."""
+        if self.end is None:
+            return None
+        return Loc(self.loc.file, self.loc.line, self.loc.column, self.end.line + 1, self.end.column + 1)
+
+
+class Seq(list):
+    __slots__ = ("loc", "item_locs")
+
+    def __init__(self, loc: Loc):
+        super().__init__()
+        self.loc = loc
+        self.item_locs: list[Loc] = []
+
+    def loc_of(self, index: int) -> Loc:
+        return self.item_locs[index] if 0 <= index < len(self.item_locs) else self.loc
+
+
+def loc_of(container, key, fallback: Loc) -> Loc:
+    """The location of ``container[key]`` when the parser recorded it."""
+    if isinstance(container, (Map, Seq)):
+        try:
+            return container.loc_of(key)
+        except (TypeError, IndexError):
+            return container.loc
+    return fallback
+
+
+def span_of(container, key) -> Loc | None:
+    """The span of the entry ``container[key]`` (key and value), when recorded."""
+    if isinstance(container, Map):
+        try:
+            return container.span_of(key)
+        except TypeError:
+            return None
+    return None
+
+
+def value_span(container, key) -> Loc | None:
+    if isinstance(container, Map):
+        try:
+            return container.value_span(key)
+        except TypeError:
+            return None
+    return None
