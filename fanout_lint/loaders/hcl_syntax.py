@@ -100,6 +100,10 @@ class TupleExpr:
 @dataclass(frozen=True)
 class ObjectExpr:
     items: tuple  # of (key Expr, value Expr)
+    # where it is written, for findings and fixes inside documents (``jsonencode({...})``):
+    # its own span and each item's (key span, value span); see ``Pos``
+    pos: "Pos | None" = field(default=None, compare=False)
+    item_pos: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -114,11 +118,23 @@ Expr = Union[Literal, Template, Name, GetAttr, Index, Call, Binary, Unary, Condi
 
 # -- structure -------------------------------------------------------------------
 
+# (line, column, end line, end column): 1-based, end column exclusive, as Lark's tokens
+Pos = tuple
+
+
 @dataclass(frozen=True)
 class Attribute:
     name: str
     expr: Expr
     line: int
+    column: int = 1
+    value_pos: Pos | None = field(default=None, compare=False)  # the expression after `=`
+
+    @property
+    def pos(self) -> Pos:
+        """From the name to the end of the value."""
+        end = self.value_pos or (self.line, self.column, self.line, self.column)
+        return (self.line, self.column, end[2], end[3])
 
 
 @dataclass(frozen=True)
@@ -128,6 +144,8 @@ class Block:
     body: "Body"
     line: int
     end_line: int
+    column: int = 1
+    end_column: int = 0  # just after the closing brace
 
 
 @dataclass(frozen=True)
@@ -242,6 +260,28 @@ def _parts(tree: Tree) -> list:
     return [c for c in tree.children if not _is_layout(c)]
 
 
+def _first_token(node) -> Token:
+    """The first token of a subtree, layout aside: where it starts.
+
+    Positions come from tokens, not from Lark's per-rule bookkeeping, and only for what
+    is kept (attributes, blocks, objects): a walk down one edge of the subtree.
+    """
+    while isinstance(node, Tree):
+        node = next(c for c in node.children if not _is_layout(c))
+    return node
+
+
+def _last_token(node) -> Token:
+    while isinstance(node, Tree):
+        node = next(c for c in reversed(node.children) if not _is_layout(c))
+    return node
+
+
+def _pos(node) -> Pos:
+    first, last = _first_token(node), _last_token(node)
+    return (first.line, first.column, last.end_line, last.end_column)
+
+
 def _name_of(node) -> str:
     """Text of an identifier, keyword or literal used as a name."""
     if isinstance(node, Token):
@@ -260,7 +300,9 @@ def _body(tree: Tree, depth: int) -> Body:
         if child.data == "attribute":
             parts = _parts(child)
             name = _name_of(parts[0])
-            attributes[name] = Attribute(name, _expr(parts[-1], depth + 1), child.meta.line)
+            first = _first_token(parts[0])
+            attributes[name] = Attribute(name, _expr(parts[-1], depth + 1), first.line, first.column,
+                                         _pos(parts[-1]))
         elif child.data == "block":
             parts = [p for p in _parts(child) if not isinstance(p, Token)]
             header, body = parts[:-1], parts[-1]
@@ -270,6 +312,8 @@ def _body(tree: Tree, depth: int) -> Body:
                 body=_body(body, depth + 1),
                 line=child.meta.line,
                 end_line=child.meta.end_line,
+                column=_first_token(child).column,
+                end_column=_last_token(child).end_column,
             ))
     return Body(attributes, tuple(blocks))
 
@@ -313,11 +357,12 @@ def _expr(node, depth: int) -> Expr:
         items = [p for p in parts if not isinstance(p, Token)]
         return TupleExpr(tuple(_expr(i, depth + 1) for i in items))
     if kind == "object":
-        items = []
+        items, item_pos = [], []
         for elem in (p for p in parts if isinstance(p, Tree) and p.data == "object_elem"):
             elem_parts = _parts(elem)
             items.append((_object_key(elem_parts[0], depth), _expr(elem_parts[-1], depth + 1)))
-        return ObjectExpr(tuple(items))
+            item_pos.append((_pos(elem_parts[0]), _pos(elem_parts[-1])))
+        return ObjectExpr(tuple(items), _pos(node), tuple(item_pos))
     if kind == "function_call":
         names = [p for p in parts if isinstance(p, Tree) and p.data == "identifier"]
         args_tree = next((p for p in parts if isinstance(p, Tree) and p.data == "arguments"), None)
