@@ -106,16 +106,16 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def run_every_format(capsys, paths: list[str], check_code: int, graph_code: int = 0,
-                     extra: tuple[str, ...] = ()) -> tuple[dict[str, str], dict[str, str]]:
+def run_every_format(capsys, paths: list[str], check_code: int,
+                     graph_code: int = 0) -> tuple[dict[str, str], dict[str, str]]:
     """``check`` and ``graph`` in every format, each checked safe; stdout and stderr by format."""
-    code, report, err = run(capsys, "check", "--format", "json", *extra, *paths)
+    code, report, err = run(capsys, "check", "--format", "json", *paths)
     assert code == check_code, err
     document = json.loads(report)
     commands = len(document["findings"]) + len(document["errors"]) + len(document["notices"])
     outputs, errors = {}, {}
     for fmt in CHECK_FORMATS:
-        code, out, err = run(capsys, "check", "--format", fmt, *extra, *paths)
+        code, out, err = run(capsys, "check", "--format", fmt, *paths)
         assert code == check_code, (fmt, err)
         assert_safe(out, commands if fmt == "github" else None)
         assert_safe(err)
@@ -476,16 +476,29 @@ def test_fingerprints_hash_the_raw_names_and_keep_plain_ones_unchanged():
 # -- the records: cleaned once, at construction -------------------------------------
 
 def test_records_clean_their_text_when_they_are_made():
+    from fanout_lint.findings import Related
+    from fanout_lint.model.nodes import Suppression
+    from fanout_lint.policy import Notice, Suppressed
+
     f = Finding(rule="FL101", name="missing-dlq", severity=Severity.ERROR, message="m\n::error::x",
                 resource="Q\x1b", loc=Loc("a\nb.yaml", 3, 4), cdk_path="S/\u202eQ", unit="a\nb.yaml",
-                involved=("Q\x1b",))
-    assert (f.message, f.resource, f.cdk_path, f.loc.file) == ("m\\x0a::error::x", "Q\\x1b", "S/\\u202eQ", "a\\x0ab.yaml")
+                involved=("Q\x1b",), related=(Related("D\r", Loc("d\x1b.yaml", 1), "dead-letter queue"),))
+    assert (f.message, f.resource, f.cdk_path, f.loc.file) == \
+        ("m\\x0a::error::x", "Q\\x1b", "S/\\u202eQ", "a\\x0ab.yaml")
+    assert (f.related[0].resource, f.related[0].loc.file) == ("D\\x0d", "d\\x1b.yaml")
     assert f.unit == "a\nb.yaml" and f.involved == ("Q\x1b",)  # identities stay raw, for matching
     error = LoadError("::e\udcff", 2, "bad\r\nthing")
     assert str(error) == "./::e\ufffd:2: error: bad\\x0d\\x0athing"
+    assert str(Notice(Loc(" n.yaml", 1, 2), "w\x85")) == "./ n.yaml:1:2: warning: w\\x85"
+    shown = Suppressed(f, Suppression("missing-dlq", "ok\n::error::r", "2999-01-01\x1b", Loc("s\n.yaml", 1)))
+    assert (shown.suppression.reason, shown.suppression.until, shown.suppression.loc.file) == \
+        ("ok\\x0a::error::r", "2999-01-01\\x1b", "s\\x0a.yaml")
     loc = Loc("plain.yaml", 1)
     same = Finding(rule="FL101", name="n", severity=Severity.ERROR, message="m", resource="Q", loc=loc)
     assert same.loc is loc  # nothing to clean, nothing copied
+    node = topology.ViewNode(id="n0_x", cluster="u0", key="x\n", resource="x\n", kind=topology.QUEUE,
+                             label="x\n", details=("d\x1b",), file="f\u202e")
+    assert (node.key, node.label, node.details, node.file) == ("x\\x0a", "x\\x0a", ("d\\x1b",), "f\\u202e")
 
 
 def test_clean_is_idempotent_and_shows_every_invisible_character():
