@@ -59,6 +59,8 @@ class FanoutLintRule(CloudFormationLintRule):
 
 def to_match(finding: Finding) -> RuleMatch:
     line, column = finding.loc.line - 1, finding.loc.column - 1
+    # The message and resource are already one printable line (a Finding cleans its text
+    # when it is made), so cfn-lint prints nothing a template author smuggled in.
     # The path lets cfn-lint apply a resource's `Metadata: cfn-lint: config: ignore_checks`;
     # the location gives the exact line fanout-lint itself reports.
     return RuleMatch(

@@ -11,7 +11,9 @@ import sys
 
 from typing import TYPE_CHECKING
 
+from fanout_lint.findings import where
 from fanout_lint.settings import Settings, enabled_rules, severity_for
+from fanout_lint.untrusted import clean
 
 if TYPE_CHECKING:  # the engine is imported only when a check runs
     from fanout_lint.engine import Result
@@ -49,7 +51,7 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
     try:
         settings, _ = resolve(flags, rules, os.getcwd())
     except ConfigError as exc:
-        sys.stderr.write(f"fanout-lint: error: {exc}\n")
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
     return settings
 
@@ -65,7 +67,7 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         try:
             known = baseline.load(args.baseline)
         except baseline.BaselineError as exc:
-            sys.stderr.write(f"fanout-lint: error: {exc}\n")
+            sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
             return EXIT_ERROR
         result.findings, old = baseline.split(result.findings, known, root)
         result.baselined = len(old)
@@ -75,11 +77,12 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         try:
             baseline.write(args.write_baseline, sorted(found, key=lambda f: f.sort_key()), root)
         except OSError as exc:
-            sys.stderr.write(f"fanout-lint: error: cannot write {args.write_baseline}: {exc.strerror or exc}\n")
+            reason = exc.strerror or exc
+            sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.write_baseline}: {reason}") + "\n")
             return EXIT_ERROR
         for error in result.errors:
             sys.stderr.write(f"{error}\n")
-        sys.stderr.write(f"fanout-lint: wrote {len(found)} finding(s) to {args.write_baseline}\n")
+        sys.stderr.write(clean(f"fanout-lint: wrote {len(found)} finding(s) to {args.write_baseline}") + "\n")
         return EXIT_ERROR if result.errors else EXIT_OK
 
     if args.output and args.color == "auto":
@@ -96,11 +99,11 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
             with open(args.output, "w", encoding="utf-8") as handle:
                 handle.write(output)
         except OSError as exc:
-            sys.stderr.write(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}\n")
+            sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}") + "\n")
             return EXIT_ERROR
         from fanout_lint.report.text import summary
 
-        sys.stderr.write(f"{summary(result)} (report written to {args.output})\n")
+        sys.stderr.write(clean(f"{summary(result)} (report written to {args.output})") + "\n")
     else:
         sys.stdout.write(output)
     return exit_code(result, settings.fail_on)
@@ -140,4 +143,5 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
 def suppressed_line(s) -> str:
     f, why = s.finding, s.suppression
     until = f", until {why.until}" if why.until else ""
-    return f"{f.loc}: {f.rule} [suppressed] {f.message} ({f.resource}) -- {why.reason}{until}"
+    at = where(f.loc.file, f.loc.line, f.loc.column)
+    return f"{at}: {f.rule} [suppressed] {f.message} ({f.resource}) -- {why.reason}{until}"

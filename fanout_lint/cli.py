@@ -14,6 +14,7 @@ import sys
 
 from fanout_lint import __version__
 from fanout_lint.findings import Severity
+from fanout_lint.untrusted import clean
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rules", "explain", "graph")
@@ -22,7 +23,7 @@ COMMANDS = ("check", "rules", "explain", "graph")
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors exit 2 with one line, never a traceback
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"fanout-lint: error: {message}\n")
+        sys.stderr.write(f"fanout-lint: error: {clean(message)}\n")
         raise SystemExit(EXIT_ERROR)
 
     def _get_formatter(self):
@@ -173,7 +174,7 @@ def _explain(args) -> int:
 
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:
-        sys.stderr.write(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)\n")
+        sys.stderr.write(clean(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)") + "\n")
         return EXIT_ERROR
     sys.stdout.write(render(rule))
     return EXIT_OK

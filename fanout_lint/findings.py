@@ -1,11 +1,19 @@
-"""What a run produces: findings about resources, and errors about files."""
+"""What a run produces: findings about resources, and errors about files.
+
+These records are what every renderer reads, so they are where untrusted text is made
+safe: each cleans its text fields when it is constructed (``fanout_lint.untrusted``).
+Fields that identify rather than show (``Finding.unit``, ``involved``, ``node_ids``,
+``suppressions``) keep the raw names the model matches on and are never printed.
+"""
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from fanout_lint.model.nodes import Loc, Suppression
+from fanout_lint.untrusted import clean, clean_loc, clean_optional
 
 
 class Severity(enum.Enum):
@@ -30,6 +38,10 @@ class Related:
     resource: str
     loc: Loc
     role: str = ""  # e.g. "consumer", "source queue", "subscription"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "resource", clean(self.resource))
+        object.__setattr__(self, "loc", clean_loc(self.loc))
 
     def as_dict(self) -> dict:
         return {
@@ -60,6 +72,13 @@ class Finding:
     # the finding exactly (inline subscriptions share their topic's resource name)
     node_ids: tuple[str, ...] = field(default=(), compare=False)
 
+    def __post_init__(self) -> None:
+        # ``related`` holds Related records, which clean themselves
+        object.__setattr__(self, "message", clean(self.message))
+        object.__setattr__(self, "resource", clean(self.resource))
+        object.__setattr__(self, "cdk_path", clean_optional(self.cdk_path))
+        object.__setattr__(self, "loc", clean_loc(self.loc))
+
     def sort_key(self) -> tuple:
         return (self.loc.file, self.loc.line, self.loc.column, self.rule, self.resource, self.message)
 
@@ -89,6 +108,10 @@ class LoadError:
     message: str
     column: int | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "file", clean(self.file))
+        object.__setattr__(self, "message", clean(self.message))
+
     def sort_key(self) -> tuple:
         return (self.file, self.line or 0, self.message)
 
@@ -96,7 +119,24 @@ class LoadError:
         return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
 
     def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        if self.line is not None and self.column is not None:
-            where += f":{self.column}"
-        return f"{where}: error: {self.message}"
+        return f"{where(self.file, self.line, self.column)}: error: {self.message}"
+
+
+_COLON_BEFORE_DIGIT = re.compile(r":(?=[0-9])")
+
+
+def where(file: str, line: int | None = None, column: int | None = None) -> str:
+    """``file:line:column`` as a line of text output (report or stderr) begins with it.
+
+    The file name is the author's, so it must not pass for another place: a ``:`` followed
+    by a digit inside it is written ``%3A`` (a file named ``x.yaml:9:1: FL101 ...`` cannot
+    claim line 9 of ``x.yaml``), and a name that starts with ``:`` or a space gets ``./`` in
+    front (a line beginning ``::`` is a workflow command to the GitHub runner, which
+    ignores leading whitespace). Only the shown text changes; the name is still readable.
+    """
+    shown = _COLON_BEFORE_DIGIT.sub("%3A", file)
+    if shown[:1] in (":", " "):
+        shown = "./" + shown
+    if line is None:
+        return shown
+    return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"

@@ -2,8 +2,9 @@
 
 A fingerprint is built from the rule, the unit (template file or Terraform directory)
 relative to the repository root, and the resources involved, each named by its CDK path
-when it has one (in CDK output, related resources without one are left out). Never from line numbers or messages: moving a resource in the file,
-re-synthesizing a CDK app (new logical ID hashes) or rewording a message keeps it.
+when it has one (in CDK output, related resources without one are left out). Never from
+line numbers or messages: moving a resource in the file, re-synthesizing a CDK app (new
+logical ID hashes) or rewording a message keeps it.
 """
 
 from __future__ import annotations
@@ -39,4 +40,8 @@ def fingerprint(finding: Finding, root: str = ".") -> str:
     parts = [VERSION, finding.rule, unit, involved[0], *sorted(related)]
     import hashlib  # here, not at the top: loading OpenSSL costs every run milliseconds
 
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+    # The unit and the involved names are the raw ones (the display copies are cleaned and
+    # may coincide). A file name that is not valid UTF-8 arrives surrogate-escaped and a JSON
+    # template may hold a lone surrogate: "surrogatepass" hashes both, and any other text
+    # exactly as plain UTF-8 would, so no fingerprint already recorded in a baseline moves.
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
+from fanout_lint.untrusted import clean
+
 FORMATS = ("mermaid", "dot", "json", "markdown")
 EXIT_OK, EXIT_ERROR = 0, 2
 
@@ -89,5 +91,6 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"fanout-lint: error: {message}\n")
+    # the message may quote a path or a --focus name, which a file or the user chose
+    sys.stderr.write(f"fanout-lint: error: {clean(message)}\n")
     return EXIT_ERROR

@@ -1,4 +1,9 @@
-"""``graph --format dot``: the topology view as Graphviz DOT (``dot -Tsvg`` draws it)."""
+"""``graph --format dot``: the topology view as Graphviz DOT (``dot -Tsvg`` draws it).
+
+Every label is a double-quoted DOT string with ``\\`` and ``"`` escaped, so a name can
+neither end it nor use a DOT escape (``\\N``, ``\\l``); the only line breaks are the
+view's own, between the lines of a label.
+"""
 
 from __future__ import annotations
 
@@ -43,12 +48,12 @@ def render(topology: Topology) -> str:
         '  node [fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
+    members = topology.nodes_by_cluster()
     for cluster in topology.clusters:
         lines.append(f"  subgraph cluster_{cluster.id} {{")
         lines.append(f'    label={quote(cluster.path)}; style="rounded"; color="#8c959f";')
-        for node in topology.nodes:
-            if node.cluster == cluster.id:
-                lines.append(f"    {node.id} [{_node_attributes(node)}];")
+        for node in members[cluster.id]:
+            lines.append(f"    {node.id} [{_node_attributes(node)}];")
         lines.append("  }")
     for edge in topology.edges:
         lines.append(f"  {edge.source} -> {edge.target} [{_edge_attributes(edge)}];")

@@ -2,7 +2,9 @@
 
 One ``::error|warning|notice file=...,line=...,col=...,title=...::message`` line per
 finding. Values are escaped as the runner expects: ``%``, CR and LF everywhere, and also
-``:`` and ``,`` inside properties.
+``:`` and ``,`` inside properties. The records' text holds no line break to begin with
+(``fanout_lint.untrusted``), so every line is one of these commands or the summary: a
+name or path can end up only inside a command's message or property, never start one.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@
 One test suite per linted file; each finding is a failed test case named after the rule
 and resource; a file without findings has one passing case, so the report counts it;
 a file that could not be read or parsed is a test case with an ``<error>``.
+
+ElementTree escapes markup; the records' text is already one printable line, and the
+characters XML 1.0 cannot hold at all are replaced as a last guard. Unlike the other
+reports this one also reads the graphs (for the units without findings), so it cleans
+the unit paths it takes from them the way the records clean theirs.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections import defaultdict
 
 from fanout_lint.engine import Result
 from fanout_lint.fingerprint import relative_path
+from fanout_lint.untrusted import clean
 
 
 def render(result: Result, root: str = ".") -> str:
@@ -70,12 +76,13 @@ def _clean_units(result: Result, root: str) -> list[str]:
     # the engine keeps graphs only on request; without them, clean files are not listed.
     # A Terraform unit is a directory while its findings and errors name its .tf files,
     # so findings are matched by their unit, errors by the directory they lie in.
-    with_findings = {relative_path(f.unit, root) for f in result.findings if f.unit}
+    # Paths are compared as shown: error files are cleaned records, units are cleaned here.
+    with_findings = {relative_path(clean(f.unit), root) for f in result.findings if f.unit}
     failed = {relative_path(e.file, root) for e in result.errors}
-    clean = []
+    without = []
     for graph in result.graphs:
-        unit = relative_path(graph.unit.path, root)
+        unit = relative_path(clean(graph.unit.path), root)
         inside = unit + "/" if unit != "." else ""
         if unit not in with_findings and not any(p == unit or p.startswith(inside) for p in failed):
-            clean.append(unit)
-    return clean
+            without.append(unit)
+    return without

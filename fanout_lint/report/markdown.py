@@ -2,10 +2,15 @@
 
 Counts by rule and severity, a table of the findings with links to the rule pages, and
 the Mermaid diagram (GitHub renders ```mermaid blocks).
+
+Text from the templates (names, file names, messages, which quote names and values)
+appears only inside code spans, where markdown renders nothing: no link, image, autolink,
+HTML, emphasis or @mention. Everything outside them is fanout-lint's own text.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from fanout_lint.findings import Finding, Severity
@@ -19,12 +24,32 @@ MAX_DIAGRAM_CHARS = 49_000
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
+_BACKTICKS = re.compile("`+")
+
+
+def code(text: str) -> str:
+    """``text`` as a code span that nothing in it can close.
+
+    The fence is one backtick longer than the longest run of backticks in the text; a space
+    pads text that starts or ends with a backtick (it would join the fence) or with spaces
+    at both ends (the span would strip one of each). Entities are not decoded inside a span,
+    so nothing else is escaped. The text is one line already (``fanout_lint.untrusted``).
+    """
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    padded = text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" "))
+    pad = " " if padded else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def cell(text: str) -> str:
-    """Text safe inside one markdown table cell."""
-    text = " ".join(text.split())
-    for char, code in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")):
-        text = text.replace(char, code)
-    return text.replace("|", "\\|")
+    """``text`` as a code span inside one table cell.
+
+    GitHub splits a row at every ``|`` before it looks for code spans, so ``|`` is written
+    ``\\|``, which the table removes again before the span is read.
+    """
+    return code(text).replace("|", "\\|")
 
 
 def rule_link(rule: str, name: str, docs: str) -> str:
@@ -37,7 +62,7 @@ def render(topology: Topology, docs: str = RULE_DOCS_URL) -> str:
     out = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
     if topology.errors:
         out += ["**Files that could not be read:**", ""]
-        out += [f"- `{cell(str(e))}`" for e in topology.errors]
+        out += [f"- {code(str(e))}" for e in topology.errors]
         out.append("")
     if findings:
         out += _counts(findings, docs) + [""] + _table(findings, docs) + [""]
@@ -70,9 +95,9 @@ def _table(findings: tuple[Finding, ...], docs: str) -> list[str]:
         "| --- | --- | --- | --- | --- |",
     ]
     for f in findings:
-        where = f"`{cell(f.loc.file)}:{f.loc.line}`"
+        where = cell(f"{f.loc.file}:{f.loc.line}")
         lines.append(
-            f"| {f.severity.value} | {rule_link(f.rule, f.name, docs)} | `{cell(f.resource)}` | {where} | {cell(f.message)} |"
+            f"| {f.severity.value} | {rule_link(f.rule, f.name, docs)} | {cell(f.resource)} | {where} | {cell(f.message)} |"
         )
     lines += ["", "</details>"]
     return lines

@@ -2,7 +2,11 @@
 
 GitHub renders Mermaid in markdown, so this is also the diagram of the markdown summary.
 Ids come from the view already restricted to [A-Za-z0-9_]; every label is quoted and
-escaped with Mermaid's entity codes, so no resource name can break the syntax.
+escaped with Mermaid's entity codes, so no resource name can break the syntax: the view's
+text is one line already, and a quote cannot end the label to start a ``click`` or any
+other statement. ``%`` is an entity too, because Mermaid reads a ``%%{init: ...}%%``
+directive anywhere in the text, and one in a label could restyle the diagram (and make
+the error colours vanish).
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 def escape(text: str) -> str:
     """Text safe inside a quoted Mermaid label."""
     text = text.replace("#", "#35;")  # first: the entity codes below start with '#'
-    for char, code in (('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("&", "#amp;"), ("`", "#96;")):
+    for char, code in (('"', "#quot;"), ("<", "#lt;"), (">", "#gt;"), ("&", "#amp;"), ("`", "#96;"),
+                       ("%", "#37;")):
         text = text.replace(char, code)
     return " ".join(text.split())  # no newlines: a label is one statement
 
@@ -60,12 +65,12 @@ def edge_text(edge: ViewEdge) -> str:
 
 def render(topology: Topology) -> str:
     lines = ["flowchart LR"]
+    members = topology.nodes_by_cluster()
     for cluster in topology.clusters:
         lines.append(f'  subgraph {cluster.id}["{escape(cluster.path)}"]')
-        for node in topology.nodes:
-            if node.cluster == cluster.id:
-                opening, closing = _SHAPES[node.kind]
-                lines.append(f'    {node.id}{opening}"{node_text(node)}"{closing}')
+        for node in members[cluster.id]:
+            opening, closing = _SHAPES[node.kind]
+            lines.append(f'    {node.id}{opening}"{node_text(node)}"{closing}')
         lines.append("  end")
     for edge in topology.edges:
         arrow = "-.->" if edge.failure or edge.external else "-->"

@@ -1,9 +1,15 @@
-"""The default human format: one line per finding, then a summary."""
+"""The default human format: one line per finding, then a summary.
+
+Every line starts with a location (``findings.where``: a file name cannot pass for
+another location or start a line with ``::``) or is the summary. The records are already
+one printable line each, so colour codes are the only control characters written, and
+only with ``--color``.
+"""
 
 from __future__ import annotations
 
 from fanout_lint.engine import Result
-from fanout_lint.findings import Severity
+from fanout_lint.findings import Severity, where as location
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"
@@ -14,7 +20,7 @@ def render(result: Result, colour: bool = False) -> str:
     lines = [str(error) for error in result.errors]
     for f in result.findings:
         severity = f"[{f.severity.value}]"
-        where = f"{f.loc.file}:{f.loc.line}:{f.loc.column}"
+        where = location(f.loc.file, f.loc.line, f.loc.column)
         resource = f.resource if not f.cdk_path else f"{f.resource}, {f.cdk_path}"
         if colour:
             severity = f"{_COLOURS[f.severity]}{severity}{_RESET}"

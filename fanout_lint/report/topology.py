@@ -8,6 +8,11 @@ raw delivery, filter policy) and the findings about them.
 Findings are placed by the node ids the engine recorded on them. A finding about a
 resource that is not drawn (a queue policy, a Lambda permission) is shown on the
 resources it governs.
+
+The view's records clean their text when they are made (``fanout_lint.untrusted``), like
+the findings they carry; the graph ids they were built from stay raw inside ``build``.
+Building and rendering are linear in nodes, edges and findings: every lookup goes
+through a table made once, because one unit can hold tens of thousands of resources.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import heapq
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
@@ -30,6 +36,7 @@ from fanout_lint.model.nodes import (
     Topic,
 )
 from fanout_lint.model.values import candidates, is_false, single
+from fanout_lint.untrusted import clean
 
 # Kinds of view nodes. "missing" is a reference to a resource the model does not hold
 # (a Kinesis stream, a resource type no loader reads): drawn so no edge dangles.
@@ -63,6 +70,9 @@ class Cluster:
     path: str  # the template file or Terraform directory
     format: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", clean(self.path))
+
 
 @dataclass(frozen=True)
 class ViewNode:
@@ -77,6 +87,14 @@ class ViewNode:
     file: str = ""
     line: int = 0
     marks: tuple[Mark, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", clean(self.key))
+        object.__setattr__(self, "resource", clean(self.resource))
+        object.__setattr__(self, "label", clean(self.label))
+        object.__setattr__(self, "details", tuple(clean(d) for d in self.details))
+        object.__setattr__(self, "type", clean(self.type))
+        object.__setattr__(self, "file", clean(self.file))
 
     @property
     def external(self) -> bool:
@@ -97,6 +115,9 @@ class ViewEdge:
     external: bool = False  # one end is outside the unit
     marks: tuple[Mark, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", clean(self.label))  # may quote a template value
+
     @property
     def severity(self) -> Severity | None:
         return worst(self.marks)
@@ -112,7 +133,18 @@ class Topology:
     placements: tuple[tuple[str, ...], ...] = ()  # per finding: the node ids showing it
 
     def node(self, node_id: str) -> ViewNode | None:
-        return next((n for n in self.nodes if n.id == node_id), None)
+        return self._by_id.get(node_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, ViewNode]:
+        return {n.id: n for n in self.nodes}
+
+    def nodes_by_cluster(self) -> dict[str, list[ViewNode]]:
+        """Each cluster's nodes in view order, for renderers that draw cluster by cluster."""
+        grouped: dict[str, list[ViewNode]] = {c.id: [] for c in self.clusters}
+        for node in self.nodes:
+            grouped.setdefault(node.cluster, []).append(node)
+        return grouped
 
 
 def worst(marks: tuple[Mark, ...]) -> Severity | None:
@@ -127,12 +159,14 @@ def safe_ids(keys, prefix: str) -> dict[str, str]:
     """
     ids: dict[str, str] = {}
     used: set[str] = set()
+    last_number: dict[str, int] = {}  # per base, so many equal bases cost no rescans
     for key in keys:
         base = prefix + re.sub(r"[^A-Za-z0-9_]", "_", key)
-        candidate, number = base, 1
+        candidate, number = base, last_number.get(base, 1)
         while candidate in used:
             number += 1
             candidate = f"{base}_{number}"
+        last_number[base] = number
         used.add(candidate)
         ids[key] = candidate
     return ids
@@ -144,9 +178,12 @@ def safe_ids(keys, prefix: str) -> dict[str, str]:
 def build(graphs: list[Graph], findings: list[Finding], errors: list[LoadError] = ()) -> Topology:
     clusters, nodes, edges = [], [], []
     placed: dict[int, tuple[str, ...]] = {}
+    by_unit: dict[str, list[tuple[int, Finding]]] = {}
+    for i, f in enumerate(findings):
+        by_unit.setdefault(f.unit, []).append((i, f))
     for index, graph in enumerate(graphs):
         cluster = Cluster(id=f"u{index}", path=graph.unit.path, format=graph.unit.format)
-        unit_findings = [(i, f) for i, f in enumerate(findings) if f.unit == graph.unit.path]
+        unit_findings = by_unit.get(graph.unit.path, [])
         unit_nodes, unit_edges, unit_placed = _unit_view(graph, cluster, [f for _, f in unit_findings])
         clusters.append(cluster)
         nodes.extend(unit_nodes)
@@ -284,17 +321,26 @@ def _place(graph: Graph, findings: list[Finding], edges):
     node_marks: dict[str, list[Mark]] = {}
     edge_marks: dict[tuple[str, str], list[Mark]] = {}
     shown: list[tuple[str, ...]] = []
+    pairs = {(source, target) for source, target, *_ in edges}
+    by_resource: dict[str, tuple[str, ...]] | None = None  # made on first use
     for finding in findings:
         mark = Mark(finding.rule, finding.name, finding.severity)
-        ids = finding.node_ids or _ids_by_resource(graph, finding.resource)
+        ids = finding.node_ids
+        if not ids:
+            by_resource = _ids_by_resource(graph) if by_resource is None else by_resource
+            ids = by_resource.get(finding.resource, ())
         at = _shown_at(graph, ids[0]) if ids else ()
         shown.append(at)
         for key in at:
             _add(node_marks, key, mark)
-        involved = set(ids)
-        for source, target, *_ in edges:
-            if ids and ids[0] in (source, target) and {source, target} <= involved:
-                _add(edge_marks, (source, target), mark)
+        if ids:
+            # the edges between the primary resource and another one the finding involves
+            primary = ids[0]
+            for other in ids:
+                if (primary, other) in pairs:
+                    _add(edge_marks, (primary, other), mark)
+                if other != primary and (other, primary) in pairs:
+                    _add(edge_marks, (other, primary), mark)
     return node_marks, edge_marks, shown
 
 
@@ -307,9 +353,13 @@ def _shown_at(graph: Graph, key: str) -> tuple[str, ...]:
     return (key,)
 
 
-def _ids_by_resource(graph: Graph, resource: str) -> tuple[str, ...]:
-    # Findings made outside the engine (no node ids): the first node with that name.
-    return next(((n.id,) for n in graph.nodes() if n.resource == resource), ())
+def _ids_by_resource(graph: Graph) -> dict[str, tuple[str, ...]]:
+    # For findings made outside the engine (no node ids): the first node with each name,
+    # by the cleaned name a finding holds.
+    found: dict[str, tuple[str, ...]] = {}
+    for n in graph.nodes():
+        found.setdefault(clean(n.resource), (n.id,))
+    return found
 
 
 def _add(table: dict, key, mark: Mark) -> None:
@@ -338,7 +388,12 @@ def _contains(value, item: str) -> bool:
 
 
 def matching(topology: Topology, resource: str) -> list[ViewNode]:
-    """Nodes named ``resource`` (by resource name, graph id, or view id)."""
+    """Nodes named ``resource`` (by resource name, graph id, or view id).
+
+    The view holds cleaned names, so ``resource`` is compared cleaned: the raw name and the
+    shown one both find a node.
+    """
+    resource = clean(resource)
     return [n for n in topology.nodes if resource in (n.resource, n.key, n.id)]
 
 
@@ -371,7 +426,8 @@ def focus(topology: Topology, resource: str, hops: int = 2) -> Topology:
     keep = set(distance)
     nodes = tuple(n for n in topology.nodes if n.id in keep)
     edges = tuple(e for e in topology.edges if e.source in keep and e.target in keep)
-    clusters = tuple(c for c in topology.clusters if any(n.cluster == c.id for n in nodes))
+    drawn_clusters = {n.cluster for n in nodes}
+    clusters = tuple(c for c in topology.clusters if c.id in drawn_clusters)
     kept = [(f, at) for f, at in zip(topology.findings, topology.placements) if keep.intersection(at)]
     return replace(
         topology, clusters=clusters, nodes=nodes, edges=edges,
