@@ -90,10 +90,11 @@ class Budget:
     characters: int = 0
     modules: int = 0
     depth: int = 0
-    # Where evaluation is (file, line), set by loaders at resource granularity, so that
-    # the error can point somewhere useful.
+    # Where evaluation is (file, line, what), set by loaders at resource granularity, so
+    # that the error can point somewhere useful.
     file: str | None = None
     line: int | None = None
+    what: str = ""
 
     # -- work: past these the unit stops ------------------------------------------
     def step(self, count: int = 1) -> None:
@@ -111,7 +112,7 @@ class Budget:
         """Charge one module instance, before it is read."""
         self.modules += 1
         if self.modules > self.max_modules:
-            self.file, self.line = file, line
+            self.file, self.line, self.what = file, line, ""
             self._exceeded(f"the module budget ({self.max_modules:,} module instances)")
 
     def enter(self) -> None:
@@ -123,11 +124,12 @@ class Budget:
     def leave(self) -> None:
         self.depth -= 1
 
-    def at(self, file: str, line: int | None) -> None:
-        self.file, self.line = file, line
+    def at(self, file: str, line: int | None, what: str = "") -> None:
+        self.file, self.line, self.what = file, line, what
 
-    def _exceeded(self, what: str) -> None:
-        raise BudgetExceeded(f"unit exceeds {what}", self.file, self.line)
+    def _exceeded(self, budget: str) -> None:
+        where = f" while evaluating {self.what}" if self.what else ""
+        raise BudgetExceeded(f"unit exceeds {budget}{where}", self.file, self.line)
 
     # -- sizes: past these a value is unknown ---------------------------------------
     def join(self, separator: str, pieces: Iterable[str]) -> str:

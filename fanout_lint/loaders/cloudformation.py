@@ -56,7 +56,7 @@ def load_template(data: dict, file: str) -> Graph:
     for resource in resources:
         handler = (_HANDLERS if resource.props_known else _HIDDEN_HANDLERS).get(resource.type)
         if handler is not None:
-            intrinsics.budget.line = resource.loc.line
+            intrinsics.budget.at(file, resource.loc.line, resource.id)
             handler(builder, resource)
     nodes = builder.nodes + list(intrinsics.externals.values())
     return Graph(Unit(file, "cloudformation", (file,)), nodes, builder.dead_letter_uses)

@@ -58,7 +58,7 @@ def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
     resolver = _Resolver(unit, root)
     out = Collected()
     for resource in unit.resources.values():
-        unit.budget.at(resource.file, resource.block.line)
+        unit.budget.at(resource.file, resource.block.line, resource.address)
         if resource.type in HANDLERS and exists(resource):
             add_resource(out, _HclResource(resolver, resource))
     graph = Graph(
@@ -81,7 +81,7 @@ class _Resolver:
         self.exported: set[str] = set()
         self.comment_lines: dict[str, list[int]] = {}  # file -> its comment lines, sorted
         for resource in unit.resources.values():
-            unit.budget.at(resource.file, resource.block.line)
+            unit.budget.at(resource.file, resource.block.line, resource.address)
             if resource.type in NAME_ARGUMENTS and exists(resource):
                 kind, argument = NAME_ARGUMENTS[resource.type]
                 name = self.value(resource, argument)
