@@ -277,10 +277,18 @@ def _body(tree: Tree, depth: int) -> Body:
     attributes: dict[str, Attribute] = {}
     blocks: list[Block] = []
     for child in _parts(tree):
+        if depth > MAX_DEPTH:
+            raise HclError("invalid HCL: blocks nested too deeply", child.meta.line)
         if child.data == "attribute":
             parts = _parts(child)
             name = _name_of(parts[0])
-            attributes[name] = Attribute(name, _expr(parts[-1], depth + 1), child.meta.line)
+            try:
+                expr = _expr(parts[-1], depth + 1)
+            except HclError as exc:
+                if exc.line is None:  # the attribute's line: the expression's own is not kept
+                    exc.line = child.meta.line
+                raise
+            attributes[name] = Attribute(name, expr, child.meta.line)
         elif child.data == "block":
             parts = [p for p in _parts(child) if not isinstance(p, Token)]
             header, body = parts[:-1], parts[-1]
@@ -406,10 +414,16 @@ def _string(parts: list, depth: int) -> Expr:
 
 def _template(pieces: list) -> Expr:
     merged: list = []
-    for piece in pieces:
-        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += piece
-        elif piece != "":
+    run: list[str] = []  # adjacent text, joined once (repeated += copies it each time)
+    for piece in pieces + [None]:
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        text = "".join(run)
+        run = []
+        if text:
+            merged.append(text)
+        if piece is not None:
             merged.append(piece)
     if not merged:
         return Literal("")
