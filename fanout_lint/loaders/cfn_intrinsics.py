@@ -231,7 +231,7 @@ class Intrinsics:
         keys = []
         for item in arg[:3]:
             part = self._value(item, depth + 1)
-            if not isinstance(part, Known):
+            if not isinstance(part, Known) or isinstance(part.value, (dict, list)):
                 return Unknown("Fn::FindInMap with an unknown key")
             keys.append(part)
         table = self.mappings.get(keys[0].value) if isinstance(self.mappings, dict) else None

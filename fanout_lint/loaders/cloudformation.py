@@ -211,7 +211,7 @@ def _json_property(b: _Builder, raw: Any) -> Value:
     if isinstance(text, Known) and isinstance(text.value, str):
         try:
             parsed = json.loads(text.value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return Unknown("not valid JSON")
         return Known(parsed) if isinstance(parsed, dict) else Unknown("not a JSON object")
     template = _json_template(raw)
