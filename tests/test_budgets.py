@@ -26,7 +26,7 @@ from fanout_lint.loaders.hcl_expressions import Hole, Interpolated, Ref
 from fanout_lint.loaders.terraform import parse_suppression
 from fanout_lint.model.nodes import Loc
 
-SECONDS = 20  # per case, on a loaded 2-core machine; each takes one or two unloaded
+SECONDS = 20  # per case, generous for a loaded 2-core machine; unloaded each takes at most a few
 
 # One template that fires (a queue without DLQ read by a function), for "other units still
 # linted".
