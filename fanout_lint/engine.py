@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 
+from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate, discover
 from fanout_lint.findings import Finding, LoadError, Related
 from fanout_lint.loaders import load_candidate
@@ -80,6 +81,12 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
     result = Result()
     try:
         graphs, errors = load_candidate(candidate)
+    except BudgetExceeded as exc:  # hostile or runaway input: this unit only
+        return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
+    except RecursionError:
+        return Result(errors=[LoadError(candidate.path, None, "unit nests references or values too deeply to evaluate")])
+    except MemoryError:
+        return Result(errors=[LoadError(candidate.path, None, "unit needs more memory to evaluate than is available")])
     except Exception as exc:  # a loader bug must not hide the other files' findings
         return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
     result.errors.extend(errors)

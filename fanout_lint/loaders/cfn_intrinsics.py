@@ -12,10 +12,10 @@ Two questions are asked of a property:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
+from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.loaders.names import named_resource
 from fanout_lint.loaders.source import Map
 from fanout_lint.model.nodes import External, Loc
@@ -30,9 +30,47 @@ from fanout_lint.model.values import (
 )
 
 NO_VALUE = "AWS::NoValue"
-_SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
 
-# Which literal forms name which kind of resource.
+# Intrinsics whose value is remembered per node: they combine other values, so a template
+# whose YAML aliases share one node many times would otherwise evaluate it many times.
+_MEMOISED = frozenset({"Fn::If", "Fn::Sub", "Fn::Join", "Fn::FindInMap", "Fn::Select"})
+
+
+def sub_references(text: str, literal_too: bool = False) -> list[tuple[int, int, str]]:
+    """The ``${name}`` spans of a ``Fn::Sub`` string, left to right: (start, end, name).
+
+    ``${!Literal}`` and ``${}`` are not references (``literal_too`` keeps the first). The
+    same spans as the pattern ``\\$\\{([^}!][^}]*)\\}``, in one pass: a regex would scan
+    from every ``${`` to the end of a string that has no ``}``, quadratic in its length.
+    The next ``}`` is remembered, so text between two ``${`` is read once.
+    """
+    spans: list[tuple[int, int, str]] = []
+    find = text.find
+    position = 0
+    close = -1
+    while True:
+        start = find("${", position)
+        if start < 0:
+            return spans
+        if close < start + 2:
+            close = find("}", start + 2)
+            if close < 0:
+                return spans  # no later ${ can close either
+        if close == start + 2 or (text[start + 2] == "!" and not literal_too):
+            position = start + 1
+            continue
+        spans.append((start, close + 1, text[start + 2:close]))
+        position = close + 1
+
+
+class _NotText(Exception):
+    """A structured value (list, mapping) where a string part is expected."""
+
+
+def _piece(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        raise _NotText
+    return str(value)
 
 
 class _Absent:
@@ -52,6 +90,9 @@ class Intrinsics:
     names: dict[tuple[str, str], str] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)  # Lambda alias/version -> function
     externals: dict[str, External] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)
+    # (id(node), depth) -> (node, value); the node is kept so its id cannot be reused
+    _memo: dict = field(default_factory=dict)
 
     # -- values ------------------------------------------------------------
     def value(self, node: Any, default: Value | None = None) -> Value:
@@ -82,27 +123,37 @@ class Intrinsics:
             (key, arg), = node.items()
             if key == "Ref":
                 return self._ref_value(arg)
-            if key == "Fn::If":
-                if not isinstance(arg, list) or len(arg) != 3:
-                    return Unknown("malformed Fn::If")
-                branches = [self._value(arg[1], depth + 1), self._value(arg[2], depth + 1)]
-                if any(b is ABSENT for b in branches):
-                    return tuple(branches)
-                return choice([b if not isinstance(b, tuple) else Unknown("nested") for b in branches])
-            if key == "Fn::Sub":
-                return self._sub_value(arg, depth)
-            if key == "Fn::Join":
-                return self._join_value(arg, depth)
-            if key == "Fn::FindInMap":
-                return self._find_in_map(arg, depth)
-            if key == "Fn::Select":
-                return self._select(arg, depth)
+            if key in _MEMOISED:
+                memo_key = (id(node), depth)
+                hit = self._memo.get(memo_key)
+                if hit is not None:
+                    return hit[1]
+                self.budget.step()
+                result = self._combined(key, arg, depth)
+                self._memo[memo_key] = (node, result)
+                return result
             if key.startswith("Fn::") or key == "Condition":
                 return Unknown(f"{key} is not evaluated")
             return Known(node)
         if isinstance(node, list):
             return Known(node)
         return Known(node)
+
+    def _combined(self, key: str, arg: Any, depth: int):
+        if key == "Fn::If":
+            if not isinstance(arg, list) or len(arg) != 3:
+                return Unknown("malformed Fn::If")
+            branches = [self._value(arg[1], depth + 1), self._value(arg[2], depth + 1)]
+            if any(b is ABSENT for b in branches):
+                return tuple(branches)
+            return choice([b if not isinstance(b, tuple) else Unknown("nested") for b in branches])
+        if key == "Fn::Sub":
+            return self._sub_value(arg, depth)
+        if key == "Fn::Join":
+            return self._join_value(arg, depth)
+        if key == "Fn::FindInMap":
+            return self._find_in_map(arg, depth)
+        return self._select(arg, depth)
 
     def _ref_value(self, name: Any):
         if not isinstance(name, str):
@@ -130,9 +181,9 @@ class Intrinsics:
             return Unknown("malformed Fn::Sub")
         parts: list[Value] = []
         last = 0
-        for match in _SUB_VAR.finditer(text):
-            parts.append(Known(text[last:match.start()]))
-            name = match.group(1).strip()
+        for start, end, raw_name in sub_references(text):
+            parts.append(Known(text[last:start]))
+            name = raw_name.strip()
             if name in variables:
                 part = self._value(variables[name], depth + 1)
             elif "." in name:
@@ -142,9 +193,9 @@ class Intrinsics:
             if part is ABSENT or isinstance(part, tuple):
                 return Unknown("conditional part in Fn::Sub")
             parts.append(part)
-            last = match.end()
+            last = end
         parts.append(Known(text[last:].replace("${!", "${")))
-        return combine(parts, lambda values: "".join(str(v) for v in values))
+        return self._joined(parts, "", "Fn::Sub")
 
     def _join_value(self, arg: Any, depth: int) -> Value:
         if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[0], str)):
@@ -163,7 +214,16 @@ class Intrinsics:
             if part is ABSENT or isinstance(part, tuple):
                 return Unknown("conditional part in Fn::Join")
             parts.append(part)
-        return combine(parts, lambda values: arg[0].join(str(v) for v in values))
+        return self._joined(parts, arg[0], "Fn::Join")
+
+    def _joined(self, parts: list[Value], separator: str, function: str) -> Value:
+        """The parts' text joined; unknown past the string limit or for a structured part."""
+        try:
+            return combine(parts, lambda values: self.budget.join(separator, map(_piece, values)))
+        except TooLarge as exc:
+            return Unknown(f"{function}: {exc}")
+        except _NotText:
+            return Unknown(f"{function} of a list or mapping")
 
     def _find_in_map(self, arg: Any, depth: int) -> Value:
         if not isinstance(arg, list) or len(arg) < 3:
@@ -171,7 +231,7 @@ class Intrinsics:
         keys = []
         for item in arg[:3]:
             part = self._value(item, depth + 1)
-            if not isinstance(part, Known):
+            if not isinstance(part, Known) or isinstance(part.value, (dict, list)):
                 return Unknown("Fn::FindInMap with an unknown key")
             keys.append(part)
         table = self.mappings.get(keys[0].value) if isinstance(self.mappings, dict) else None
@@ -231,6 +291,7 @@ class Intrinsics:
         """A logical id, ABSENT, or None/label text when the target is outside."""
         if depth > 50:
             return None
+        self.budget.step()
         if isinstance(node, dict) and len(node) == 1:
             (key, arg), = node.items()
             if key == "Ref":
@@ -286,6 +347,7 @@ class Intrinsics:
         stack = [(node, 0)]
         while stack:
             item, depth = stack.pop()
+            self.budget.step()
             if depth > 20:
                 continue
             if isinstance(item, dict):
@@ -302,7 +364,7 @@ class Intrinsics:
                     if key == "Fn::Sub":
                         text = arg[0] if isinstance(arg, list) and arg else arg
                         if isinstance(text, str):
-                            for var in _SUB_VAR.findall(text):
+                            for _, _, var in sub_references(text):
                                 name = var.split(".")[0].strip()
                                 if name in self.resource_types:
                                     found.add(name)
@@ -341,9 +403,17 @@ def pseudo_text(node: Any) -> str | None:
     if not isinstance(node, dict) or len(node) != 1 or not isinstance(node.get("Fn::Sub"), str):
         return None
     text = node["Fn::Sub"]
-    if any(m.group(1).strip() not in _PSEUDO_TOKENS for m in _SUB_VAR.finditer(text)):
+    spans = sub_references(text)
+    if any(name.strip() not in _PSEUDO_TOKENS for _, _, name in spans):
         return None
-    return _SUB_VAR.sub(lambda m: _PSEUDO_TOKENS[m.group(1).strip()], text).replace("${!", "${")
+    pieces = []
+    last = 0
+    for start, end, name in spans:
+        pieces.append(text[last:start])
+        pieces.append(_PSEUDO_TOKENS[name.strip()])
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces).replace("${!", "${")
 
 
 def _getatt_resource(arg: Any) -> str | None:
@@ -358,7 +428,58 @@ def _describe(node: Any) -> str:
     if isinstance(node, dict) and len(node) == 1:
         (key, arg), = node.items()
         return f"{key.replace('Fn::', '')} {arg if isinstance(arg, str) else '...'}"
-    return str(node)[:80]
+    return short_text(node, 80)
+
+
+def short_text(node: Any, limit: int) -> str:
+    """``str(node)[:limit]``, made without rendering the rest of a large value.
+
+    A label needs the first few characters; ``str`` of a mapping whose YAML aliases share
+    large strings many times would be gigabytes. Strings longer than the limit inside a
+    container are shown by their beginning.
+    """
+    if not isinstance(node, (dict, list)):
+        return (node if isinstance(node, str) else _scalar_text(node))[:limit]
+    out: list[str] = []
+    size = 0
+    stack: list[Iterable] = [_pieces(node, limit)]
+    while stack and size < limit:
+        piece = next(stack[-1], None)
+        if piece is None:
+            stack.pop()
+        elif isinstance(piece, str):
+            out.append(piece)
+            size += len(piece)
+        else:
+            stack.append(piece)
+    return "".join(out)[:limit]
+
+
+def _pieces(node: Any, limit: int):
+    """The text of a container in pieces: strings, and iterators for nested containers."""
+    opening, closing = ("{", "}") if isinstance(node, dict) else ("[", "]")
+    yield opening
+    items = node.items() if isinstance(node, dict) else ((None, item) for item in node)
+    for index, (key, item) in enumerate(items):
+        if index:
+            yield ", "
+        if isinstance(node, dict):
+            yield _scalar_text(key, limit, quoted=True)
+            yield ": "
+        if isinstance(item, (dict, list)):
+            yield iter(_pieces(item, limit))
+        else:
+            yield _scalar_text(item, limit, quoted=True)
+    yield closing
+
+
+def _scalar_text(value: Any, limit: int = 80, quoted: bool = False) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= limit else value[:limit]) if quoted else value
+    try:
+        return repr(value)
+    except ValueError:  # an integer too long to print
+        return "<number>"
 
 
 def is_absent(container: Any, key: str) -> bool:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable
 
+from fanout_lint.budget import Budget
 from fanout_lint.loaders import sam
-from fanout_lint.loaders.cfn_intrinsics import Intrinsics, pseudo_text
+from fanout_lint.loaders.cfn_intrinsics import Intrinsics, pseudo_text, sub_references
 from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.policy_documents import parse_policy
-from fanout_lint.loaders.source import loc_of
+from fanout_lint.loaders.source import MAX_DEPTH, loc_of
 from fanout_lint.model.defaults import default_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
@@ -49,12 +49,14 @@ def load_template(data: dict, file: str) -> Graph:
         parameters=parameters,
         mappings=mappings,
         resource_types={r.id: r.type for r in resources},
+        budget=Budget(file=file),
     )
     _index_names(resources, intrinsics)
     builder = _Builder(intrinsics, _exported_ids(data, intrinsics, file))
     for resource in resources:
         handler = (_HANDLERS if resource.props_known else _HIDDEN_HANDLERS).get(resource.type)
         if handler is not None:
+            intrinsics.budget.at(file, resource.loc.line, resource.id)
             handler(builder, resource)
     nodes = builder.nodes + list(intrinsics.externals.values())
     return Graph(Unit(file, "cloudformation", (file,)), nodes, builder.dead_letter_uses)
@@ -209,7 +211,7 @@ def _json_property(b: _Builder, raw: Any) -> Value:
     if isinstance(text, Known) and isinstance(text.value, str):
         try:
             parsed = json.loads(text.value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return Unknown("not valid JSON")
         return Known(parsed) if isinstance(parsed, dict) else Unknown("not a JSON object")
     template = _json_template(raw)
@@ -249,36 +251,111 @@ def _json_template(raw: Any) -> tuple[str, dict] | None:
     return None
 
 
-_SUB_ATTRIBUTE = re.compile(r"\$\{([^}!.][^}.]*)\.(Arn|QueueName|TopicName|QueueUrl|TopicArn)\}")
+_REFERABLE = ("Arn", "QueueName", "TopicName", "QueueUrl", "TopicArn")
+_LONGEST_REFERABLE = max(map(len, _REFERABLE))
 
 
 def _sub_json(b: _Builder, text: str, variables: dict) -> Value:
     """A ``!Sub`` JSON string whose ``${X.Arn}`` names a resource: keep the reference."""
-    placeholder = _SUB_ATTRIBUTE.sub(
-        lambda m: "${%s}" % m.group(1) if m.group(1) in b.x.resource_types else m.group(0), text
-    )
+    pieces = []
+    last = 0
+    for start, end, name in _attribute_references(text):
+        if name in b.x.resource_types:
+            pieces.append(text[last:start])
+            pieces.append("${%s}" % name)
+            last = end
+    pieces.append(text[last:])
+    placeholder = "".join(pieces)
+    pieces = []
+    last = 0
+    for start, end, name in sub_references(placeholder, literal_too=True):
+        pieces.append(placeholder[last:start])
+        pieces.append("@@" + name + "@@")
+        last = end
+    pieces.append(placeholder[last:])
     try:
-        parsed = json.loads(_SUB_MARK.sub(lambda m: "@@" + m.group(1) + "@@", placeholder))
-    except ValueError:
+        parsed = json.loads("".join(pieces))
+    except (ValueError, RecursionError):
         return Unknown("Fn::Sub JSON with unresolved parts")
-    return Known(_restore_refs(parsed, variables))
+    try:
+        return Known(_restore_refs(parsed, variables, 0))
+    except _TooDeep:
+        return Unknown("Fn::Sub JSON nested too deeply")
 
 
-_SUB_MARK = re.compile(r"\$\{([^}]+)\}")
+def _attribute_references(text: str) -> list[tuple[int, int, str]]:
+    """The ``${Name.Arn}``-style spans of a Sub string (Arn, QueueName, ... only):
+    (start, end, Name), as the pattern
+    ``\\$\\{([^}!.][^}.]*)\\.(Arn|QueueName|TopicName|QueueUrl|TopicArn)\\}`` finds them.
+
+    In one pass, remembering the next ``}`` and the next ``.``: the pattern would scan from
+    every ``${`` to the end of a string that has neither.
+    """
+    spans: list[tuple[int, int, str]] = []
+    find = text.find
+    position = 0
+    close = dot = -1
+    while True:
+        start = find("${", position)
+        if start < 0:
+            return spans
+        position = start + 1
+        if close < start + 2:
+            close = find("}", start + 2)
+            if close < 0:
+                return spans
+        if dot < start + 2:
+            dot = find(".", start + 2)
+            if dot < 0:
+                return spans  # every span needs a dot
+        if dot == start + 2 or dot > close or text[start + 2] == "!":
+            continue
+        if close - dot - 1 <= _LONGEST_REFERABLE and text[dot + 1:close] in _REFERABLE:
+            spans.append((start, close + 1, text[start + 2:dot]))
+            position = close + 1
 
 
-def _restore_refs(value: Any, variables: dict) -> Any:
+class _TooDeep(Exception):
+    pass
+
+
+def _restore_refs(value: Any, variables: dict, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise _TooDeep
     if isinstance(value, dict):
-        return {k: _restore_refs(v, variables) for k, v in value.items()}
+        return {k: _restore_refs(v, variables, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_restore_refs(v, variables) for v in value]
+        return [_restore_refs(v, variables, depth + 1) for v in value]
     if isinstance(value, str) and value.startswith("@@") and value.endswith("@@") and "@@" not in value[2:-2]:
         name = value[2:-2]
         return variables[name] if name in variables else {"Ref": name}
     if isinstance(value, str) and "@@" in value:
-        text = re.sub(r"@@([^@]+)@@", r"${\1}", value)
+        text = _marks_as_sub(value)
         return {"Fn::Sub": [text, variables] if variables else text}
     return value
+
+
+def _marks_as_sub(text: str) -> str:
+    """``@@name@@`` back to ``${name}``, as ``re.sub(r"@@([^@]+)@@", r"${\\1}", text)``,
+    with ``str.find`` from a moving cursor."""
+    pieces = []
+    find = text.find
+    last = position = 0
+    while True:
+        start = find("@@", position)
+        if start < 0:
+            break
+        close = find("@", start + 2)
+        if close < 0:
+            break  # no later @@ can close either
+        if close == start + 2 or not text.startswith("@@", close):
+            position = start + 1
+            continue
+        pieces.append(text[last:start])
+        pieces.append("${" + text[start + 2:close] + "}")
+        last = position = close + 2
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def _is_intrinsic(raw: dict) -> bool:

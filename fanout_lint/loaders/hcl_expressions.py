@@ -14,16 +14,20 @@ atoms as placeholders, and ``decode_json`` puts them back, so a redrive policy w
 either way names its dead-letter queue.
 
 The evaluator asks a ``Scope`` for names (``var``, ``local``, ``module``, resources); the
-Terraform loader provides it.
+Terraform loader provides it. It charges the unit's ``Budget`` one step per expression
+and for every value it walks or builds; a string, number or collection past the budget's
+size limits is unknown.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
+from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.loaders.hcl_syntax import (
     Binary,
     Call,
@@ -43,6 +47,7 @@ from fanout_lint.model.values import LITERAL, Known, OneOf, Unknown, Value, cand
 
 MAX_DEPTH = 64
 MAX_ITEMS = 16  # count / for_each instances tracked as a choice
+MAX_NESTING = 256  # of a value walked (encoded, compared, restored): deeper is unknown
 
 
 @dataclass(frozen=True)
@@ -79,12 +84,14 @@ class EvalError(Exception):
 
 
 class Evaluator:
-    def __init__(self, scope: Scope):
+    def __init__(self, scope: Scope, budget: Budget | None = None):
         self.scope = scope
+        self.budget = budget if budget is not None else Budget()
 
     def eval(self, expr: Expr, depth: int = 0) -> Value:
         if depth > MAX_DEPTH:
             return Unknown("expression nested too deeply")
+        self.budget.step()
         if isinstance(expr, Literal):
             return Known(expr.value)
         if isinstance(expr, Template):
@@ -120,7 +127,7 @@ class Evaluator:
             else:
                 value = self.eval(part, depth + 1)
                 values.append(value if candidates(value) is not None else Known(Hole(_reason(value))))
-        return _safe(lambda: combine(values, lambda parts: concat_text(parts)))
+        return _safe(lambda: combine(values, lambda parts: concat_text(parts, self.budget)))
 
     def _traversal(self, expr: Expr, depth: int) -> Value:
         steps: list = []
@@ -153,12 +160,13 @@ class Evaluator:
         operation = _OPERATORS.get(expr.op)
         if operation is None:
             return Unknown(f"operator {expr.op}")
-        return _safe(lambda: combine([left, right], lambda pair: operation(*pair)))
+        budget = self.budget
+        return _safe(lambda: combine([left, right], lambda pair: budget.number(operation(budget, *pair))))
 
     def _unary(self, expr: Unary, depth: int) -> Value:
         operand = self.resolved(self.eval(expr.operand, depth + 1))
         if expr.op == "-":
-            return _safe(lambda: combine([operand], lambda one: -_number(one[0])))
+            return _safe(lambda: combine([operand], lambda one: -_number(self.budget, one[0])))
         return _safe(lambda: combine([operand], lambda one: not _boolean(one[0])))
 
     def _object(self, expr: ObjectExpr, depth: int) -> Value:
@@ -184,8 +192,13 @@ class Evaluator:
             last = args[-1]
             if not isinstance(last, Known) or not isinstance(last.value, list):
                 return Unknown("expanded argument is not a known list")
+            try:
+                self.budget.items(len(last.value))
+            except TooLarge as exc:
+                return Unknown(str(exc))
             args = args[:-1] + [lift(item, last) for item in last.value]
-        return _safe(lambda: combine(args, lambda values: function(*values)))
+        budget = self.budget
+        return _safe(lambda: combine(args, lambda values: budget.number(function(budget, *values))))
 
     def resolved(self, value: Value) -> Value:
         """A reference to a resource argument replaced by the argument's configured value."""
@@ -238,6 +251,8 @@ def access(value: Value, steps: tuple) -> Value:
             if not isinstance(key, Known):
                 return Unknown("index is not known")
             key = key.value
+            if isinstance(key, (dict, list)) or isinstance(key, ATOMS):
+                return Unknown("index is not a string or number")
         results = []
         for option in options:
             member = _member(option.value, key)
@@ -264,24 +279,46 @@ def _member(payload: Any, key: Any) -> Any:
     return Hole("not an object or list")
 
 
-def concat_text(parts: list) -> Any:
-    """Join template parts; atoms make the result ``Interpolated``."""
+def concat_text(parts: list, budget: Budget) -> Any:
+    """Join template parts; atoms make the result ``Interpolated``.
+
+    TooLarge when the result would pass the string limit (an atom counts as one
+    character), checked as the parts are read so a too-long result is never made.
+    """
     pieces: list = []
+    size = 0
     for part in parts:
         if isinstance(part, Interpolated):
             pieces.extend(part.parts)
+            size += sum(len(p) if isinstance(p, str) else 1 for p in part.parts)
         elif isinstance(part, (Ref, Hole)):
             pieces.append(part)
+            size += 1
         elif isinstance(part, (dict, list)):
             raise EvalError("cannot interpolate a collection")
         else:
-            pieces.append(_text(part))
+            text = _text(part)
+            pieces.append(text)
+            size += len(text)
+        if size > budget.max_string:
+            raise TooLarge(f"string longer than {budget.max_string:,} characters")
+    budget.text(size)
     merged: list = []
+    run: list[str] = []  # adjacent text, joined once (repeated += would copy it each time)
     for piece in pieces:
-        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += piece
-        elif piece != "":
-            merged.append(piece)
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        if run:
+            text = "".join(run)
+            run = []
+            if text:
+                merged.append(text)
+        merged.append(piece)
+    if run:
+        text = "".join(run)
+        if text:
+            merged.append(text)
     if all(isinstance(p, str) for p in merged):
         return "".join(merged)
     if len(merged) == 1:
@@ -299,105 +336,149 @@ def _text(raw: Any) -> str:
     return str(raw)
 
 
-def refs_in(payload: Any, depth: int = 0) -> list[Ref]:
+def refs_in(payload: Any, budget: Budget, depth: int = 0) -> list[Ref]:
     """Every resource reference inside a payload."""
     if depth > MAX_DEPTH:
         return []
+    budget.step()
     if isinstance(payload, Ref):
         return [payload]
     if isinstance(payload, Interpolated):
         return [p for p in payload.parts if isinstance(p, Ref)]
     if isinstance(payload, dict):
-        return [r for v in payload.values() for r in refs_in(v, depth + 1)]
+        return [r for v in payload.values() for r in refs_in(v, budget, depth + 1)]
     if isinstance(payload, list):
-        return [r for v in payload for r in refs_in(v, depth + 1)]
+        return [r for v in payload for r in refs_in(v, budget, depth + 1)]
     return []
 
 
-def has_atoms(payload: Any, depth: int = 0) -> bool:
+def has_atoms(payload: Any, budget: Budget, depth: int = 0) -> bool:
     if depth > MAX_DEPTH:
         return True
+    budget.step()
     if isinstance(payload, ATOMS):
         return True
     if isinstance(payload, dict):
-        return any(has_atoms(v, depth + 1) for v in payload.values())
+        return any(has_atoms(v, budget, depth + 1) for v in payload.values())
     if isinstance(payload, list):
-        return any(has_atoms(v, depth + 1) for v in payload)
+        return any(has_atoms(v, budget, depth + 1) for v in payload)
     return False
 
 
 # -- JSON with atoms -------------------------------------------------------------
 
 _MARK = "@@fanout-lint-atom-%d@@"
+# Linear: a fixed prefix, then one run of digits that the fixed suffix cannot overlap.
 _MARK_RE = re.compile(r"@@fanout-lint-atom-(\d+)@@")
+_QUOTE_OR_BACKSLASH = re.compile(r'["\\]')
 
 
-def encode_json(payload: Any) -> Any:
-    """``jsonencode``: a JSON string, or ``Interpolated`` when atoms are inside."""
+def encode_json(payload: Any, budget: Budget | None = None) -> Any:
+    """``jsonencode``: a JSON string, or ``Interpolated`` when atoms are inside.
+
+    TooLarge when the text would pass the string limit: the payload is measured while it
+    is copied (one step a member), before ``json.dumps`` writes it.
+    """
+    budget = budget if budget is not None else Budget()
     atoms: list = []
+    size = 0
 
-    def mark(value: Any) -> Any:
+    def grow(count: int) -> None:
+        nonlocal size
+        size += count
+        if size > budget.max_string:
+            raise TooLarge(f"JSON longer than {budget.max_string:,} characters")
+
+    def mark(value: Any, depth: int) -> Any:
+        if depth > MAX_NESTING:
+            raise EvalError("value nested too deeply to encode")
+        budget.step()
         if isinstance(value, (Ref, Hole)):
             atoms.append(value)
+            grow(32)
             return _MARK % (len(atoms) - 1)
         if isinstance(value, Interpolated):
-            return "".join(p if isinstance(p, str) else mark(p) for p in value.parts)
+            grow(2 + sum(len(p) for p in value.parts if isinstance(p, str)))
+            return "".join(p if isinstance(p, str) else mark(p, depth + 1) for p in value.parts)
         if isinstance(value, dict):
-            return {k: mark(v) for k, v in value.items()}
+            grow(2 + sum(len(k) + 4 for k in value))
+            return {k: mark(v, depth + 1) for k, v in value.items()}
         if isinstance(value, list):
-            return [mark(v) for v in value]
+            grow(2 + len(value))
+            return [mark(v, depth + 1) for v in value]
+        if isinstance(value, str):
+            grow(len(value) + 2)
+        else:
+            grow(8)
         if isinstance(value, float) and value.is_integer():
             return int(value)
         return value
 
-    text = json.dumps(mark(payload), separators=(",", ":"))
+    text = json.dumps(mark(payload, 0), separators=(",", ":"))
+    budget.text(len(text))  # escapes may make it longer than measured
     if not atoms:
         return text
-    return concat_text(_split_marks(text, atoms))
+    return concat_text(_split_marks(text, atoms), budget)
 
 
 def _split_marks(text: str, atoms: list) -> list:
     parts: list = []
     position = 0
     for match in _MARK_RE.finditer(text):
+        digits = match.group(1)
+        if len(digits) > 9 or int(digits) >= len(atoms):
+            raise EvalError("text that looks like a placeholder")
         parts.append(text[position:match.start()])
-        parts.append(atoms[int(match.group(1))])
+        parts.append(atoms[int(digits)])
         position = match.end()
     parts.append(text[position:])
     return parts
 
 
-def decode_json(payload: Any) -> Any:
+def decode_json(payload: Any, budget: Budget | None = None) -> Any:
     """``jsondecode`` of a string that may hold atoms; raises EvalError when not JSON."""
+    budget = budget if budget is not None else Budget()
     if isinstance(payload, str):
+        budget.built(len(payload))
         return _loads(payload)
     if not isinstance(payload, Interpolated):
         raise EvalError("not a JSON string")
     atoms: list = []
-    text = ""
+    pieces: list[str] = []
+    inside = escaped = False  # where the text so far ends: in a JSON string, after a backslash
     for part in payload.parts:
         if isinstance(part, str):
-            text += part
+            pieces.append(part)
+            inside, escaped = _string_state(part, inside, escaped)
             continue
         atoms.append(part)
         marker = _MARK % (len(atoms) - 1)
         # An atom outside a JSON string (a number written as ${var.x}) becomes a string
-        # placeholder, so the rest of the document still parses.
-        text += marker if _inside_json_string(text) else json.dumps(marker)
-    return _restore(_loads(text), atoms)
+        # placeholder, so the rest of the document still parses. Neither form changes
+        # whether the text ends inside a string; a pending escape takes its first character.
+        pieces.append(marker if inside else json.dumps(marker))
+        escaped = False
+    text = "".join(pieces)
+    budget.text(len(text))
+    return _restore(_loads(text), atoms, budget, 0)
 
 
-def _inside_json_string(text: str) -> bool:
-    inside = False
-    escaped = False
-    for char in text:
-        if escaped:
-            escaped = False
-        elif char == "\\" and inside:
-            escaped = True
-        elif char == '"':
-            inside = not inside
-    return inside
+def _string_state(text: str, inside: bool, escaped: bool) -> tuple[bool, bool]:
+    """Whether JSON text that ends ``inside`` a string (``escaped``: just after a
+    backslash there) still does after ``text``. Only quotes and backslashes matter, so
+    only they are visited."""
+    skip = 0 if escaped else -1  # the offset of a character a backslash escapes
+    for match in _QUOTE_OR_BACKSLASH.finditer(text):
+        at = match.start()
+        if at == skip:
+            continue
+        if not inside:
+            inside = text[at] == '"'
+        elif text[at] == "\\":
+            skip = at + 1
+        else:
+            inside = False
+    return inside, skip == len(text)
 
 
 def _loads(text: str) -> Any:
@@ -407,38 +488,43 @@ def _loads(text: str) -> Any:
         raise EvalError("not valid JSON") from None
 
 
-def _restore(value: Any, atoms: list) -> Any:
+def _restore(value: Any, atoms: list, budget: Budget, depth: int) -> Any:
+    if depth > MAX_NESTING:
+        raise EvalError("JSON nested too deeply")
+    budget.step()
     if isinstance(value, dict):
-        return {k: _restore(v, atoms) for k, v in value.items()}
+        return {k: _restore(v, atoms, budget, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_restore(v, atoms) for v in value]
+        return [_restore(v, atoms, budget, depth + 1) for v in value]
     if isinstance(value, str) and "@@fanout-lint-atom-" in value:
-        return concat_text(_split_marks(value, atoms))
+        return concat_text(_split_marks(value, atoms), budget)
     return value
 
 
 # -- operators and functions -------------------------------------------------------
+# Each takes the unit's budget first and charges it for work that grows with its input.
 
 def _safe(compute: Callable[[], Value]) -> Value:
     try:
         return compute()
-    except (EvalError, TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
+    except (EvalError, TooLarge, TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError) as exc:
         return Unknown(str(exc) or type(exc).__name__)
 
 
-def _number(raw: Any) -> int | float:
+def _number(budget: Budget, raw: Any) -> int | float:
     if isinstance(raw, bool) or isinstance(raw, ATOMS) or raw is None:
         raise EvalError("not a number")
     if isinstance(raw, (int, float)):
         return raw
     if isinstance(raw, str):
+        budget.built(len(raw))
         try:
             return int(raw)
         except ValueError:
             try:
                 return float(raw)
             except ValueError:
-                raise EvalError(f"{raw!r} is not a number") from None
+                raise EvalError(f"{raw[:40]!r} is not a number") from None
     raise EvalError("not a number")
 
 
@@ -456,58 +542,74 @@ def _tidy(number: int | float) -> int | float:
     return number
 
 
-def _comparable(raw: Any) -> Any:
-    if isinstance(raw, ATOMS) or has_atoms(raw):
+def _comparable(budget: Budget, raw: Any) -> Any:
+    # The walk charges the budget for every member: Python's == on the same values
+    # afterwards does no more work than it did.
+    if isinstance(raw, ATOMS) or has_atoms(raw, budget):
         raise EvalError("compares a value known only after apply")
     return raw
 
 
-def _equal(a: Any, b: Any) -> bool:
-    a, b = _comparable(a), _comparable(b)
+def _equal(budget: Budget, a: Any, b: Any) -> bool:
+    a, b = _comparable(budget, a), _comparable(budget, b)
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     return a == b
 
 
-_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "+": lambda a, b: _tidy(_number(a) + _number(b)),
-    "-": lambda a, b: _tidy(_number(a) - _number(b)),
-    "*": lambda a, b: _tidy(_number(a) * _number(b)),
-    "/": lambda a, b: _tidy(_number(a) / _number(b)),
-    "%": lambda a, b: _tidy(_number(a) % _number(b)),
-    "<": lambda a, b: _number(a) < _number(b),
-    ">": lambda a, b: _number(a) > _number(b),
-    "<=": lambda a, b: _number(a) <= _number(b),
-    ">=": lambda a, b: _number(a) >= _number(b),
+def _arithmetic(operation: Callable[[Any, Any], Any]) -> Callable[[Budget, Any, Any], Any]:
+    return lambda budget, a, b: _tidy(operation(_number(budget, a), _number(budget, b)))
+
+
+def _comparison(operation: Callable[[Any, Any], bool]) -> Callable[[Budget, Any, Any], bool]:
+    return lambda budget, a, b: operation(_number(budget, a), _number(budget, b))
+
+
+_OPERATORS: dict[str, Callable[[Budget, Any, Any], Any]] = {
+    "+": _arithmetic(operator.add),
+    "-": _arithmetic(operator.sub),
+    "*": _arithmetic(operator.mul),
+    "/": _arithmetic(operator.truediv),
+    "%": _arithmetic(operator.mod),
+    "<": _comparison(operator.lt),
+    ">": _comparison(operator.gt),
+    "<=": _comparison(operator.le),
+    ">=": _comparison(operator.ge),
     "==": _equal,
-    "!=": lambda a, b: not _equal(a, b),
-    "&&": lambda a, b: _boolean(a) and _boolean(b),
-    "||": lambda a, b: _boolean(a) or _boolean(b),
+    "!=": lambda budget, a, b: not _equal(budget, a, b),
+    "&&": lambda budget, a, b: _boolean(a) and _boolean(b),
+    "||": lambda budget, a, b: _boolean(a) or _boolean(b),
 }
 
 
-def _list(raw: Any) -> list:
+def _list(budget: Budget, raw: Any) -> list:
     if not isinstance(raw, list):
         raise EvalError("not a list")
     return raw
 
 
-def _map(raw: Any) -> dict:
+def _map(budget: Budget, raw: Any) -> dict:
     if not isinstance(raw, dict):
         raise EvalError("not a map")
     return raw
 
 
-def _lookup(mapping: Any, key: Any, *fallback: Any) -> Any:
-    mapping = _map(mapping)
-    if str(key) in mapping:
-        return mapping[str(key)]
+def _key(raw: Any) -> str:
+    if isinstance(raw, (dict, list)) or isinstance(raw, ATOMS):
+        raise EvalError("key is not a string or number")
+    return str(raw)
+
+
+def _lookup(budget: Budget, mapping: Any, key: Any, *fallback: Any) -> Any:
+    mapping = _map(budget, mapping)
+    if _key(key) in mapping:
+        return mapping[_key(key)]
     if fallback:
         return fallback[0]
-    raise EvalError(f"no key {key}")
+    raise EvalError(f"no key {_key(key)[:40]}")
 
 
-def _coalesce(*values: Any) -> Any:
+def _coalesce(budget: Budget, *values: Any) -> Any:
     for value in values:
         if isinstance(value, ATOMS):
             raise EvalError("coalesce over a value known only after apply")
@@ -516,7 +618,7 @@ def _coalesce(*values: Any) -> Any:
     raise EvalError("no non-null argument")
 
 
-def _to_string(raw: Any) -> Any:
+def _to_string(budget: Budget, raw: Any) -> Any:
     if isinstance(raw, (dict, list)):
         raise EvalError("not a primitive")
     if isinstance(raw, ATOMS):
@@ -524,24 +626,53 @@ def _to_string(raw: Any) -> Any:
     return _text(raw)
 
 
-def _to_set(raw: Any) -> list:
+def _to_set(budget: Budget, raw: Any) -> list:
+    """The items without repeats, in first-seen order, as ``==`` tells them apart: each
+    item's hashable form goes into a set (list membership would be quadratic)."""
+    items = _list(budget, raw)
+    budget.items(len(items))
+    seen: set = set()
     out: list = []
-    for item in _list(raw):
-        if item not in out:
+    for item in items:
+        key = _frozen(item, budget, 0)
+        if key not in seen:
+            seen.add(key)
             out.append(item)
     return out
 
 
+@dataclass(frozen=True)
+class _Frozen:
+    """A list or map as a hashable value, equal exactly when the originals are ``==``."""
+
+    kind: str
+    items: Any
+
+
+def _frozen(value: Any, budget: Budget, depth: int) -> Any:
+    if isinstance(value, list):
+        if depth > MAX_NESTING:
+            raise EvalError("value nested too deeply")
+        budget.step(len(value))
+        return _Frozen("list", tuple(_frozen(v, budget, depth + 1) for v in value))
+    if isinstance(value, dict):
+        if depth > MAX_NESTING:
+            raise EvalError("value nested too deeply")
+        budget.step(len(value))
+        return _Frozen("map", frozenset((k, _frozen(v, budget, depth + 1)) for k, v in value.items()))
+    return value  # a string, number, bool, null or atom: hashable, with its own ==
+
+
 def _min_max(pick: Callable) -> Callable:
-    def apply(*values: Any) -> Any:
+    def apply(budget: Budget, *values: Any) -> Any:
         if not values:
             raise EvalError("no arguments")
-        return _tidy(pick(_number(v) for v in values))
+        return _tidy(pick(_number(budget, v) for v in values))
 
     return apply
 
 
-def _length(raw: Any) -> int:
+def _length(budget: Budget, raw: Any) -> int:
     if isinstance(raw, ATOMS):
         raise EvalError("length of a value known only after apply")
     if isinstance(raw, (list, dict, str)):
@@ -550,43 +681,46 @@ def _length(raw: Any) -> int:
 
 
 def _string_fn(transform: Callable[[str], str]) -> Callable:
-    def apply(raw: Any) -> str:
+    def apply(budget: Budget, raw: Any) -> str:
         if not isinstance(raw, str):
             raise EvalError("not a string")
+        budget.text(len(raw))
         return transform(raw)
 
     return apply
 
 
-def _merge(*maps: Any) -> dict:
+def _merge(budget: Budget, *maps: Any) -> dict:
+    present = [_map(budget, mapping) for mapping in maps if mapping is not None]
+    budget.items(sum(len(mapping) for mapping in present))
     out: dict = {}
-    for mapping in maps:
-        if mapping is None:
-            continue
-        out.update(_map(mapping))
+    for mapping in present:
+        out.update(mapping)
     return out
 
 
-def _concat(*lists: Any) -> list:
+def _concat(budget: Budget, *lists: Any) -> list:
+    present = [_list(budget, items) for items in lists]
+    budget.items(sum(len(items) for items in present))
     out: list = []
-    for items in lists:
-        out.extend(_list(items))
+    for items in present:
+        out.extend(items)
     return out
 
 
-def _element(items: Any, index: Any) -> Any:
-    items = _list(items)
+def _element(budget: Budget, items: Any, index: Any) -> Any:
+    items = _list(budget, items)
     if not items:
         raise EvalError("element of an empty list")
-    return items[int(_number(index)) % len(items)]
+    return items[int(_number(budget, index)) % len(items)]
 
 
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "jsonencode": encode_json,
-    "jsondecode": decode_json,
-    "tonumber": lambda raw: None if raw is None else _tidy(_number(raw)),
+    "jsonencode": lambda budget, payload: encode_json(payload, budget),
+    "jsondecode": lambda budget, payload: decode_json(payload, budget),
+    "tonumber": lambda budget, raw: None if raw is None else _tidy(_number(budget, raw)),
     "tostring": _to_string,
-    "tobool": lambda raw: None if raw is None else _boolean(raw),
+    "tobool": lambda budget, raw: None if raw is None else _boolean(raw),
     "tolist": _list,
     "toset": _to_set,
     "tomap": _map,

@@ -194,10 +194,26 @@ def parse_hcl(text: str, path: str) -> HclFile:
     return HclFile(path, body, tuple(_comments(tree)))
 
 
+def _tokens(tree: Tree):
+    """The tokens of a tree in document order, without recursion (Lark's ``scan_values``
+    recurses once per level, and a tree can be as deep as the text is long)."""
+    stack = [iter(tree.children)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child, Tree):
+            stack.append(iter(child.children))
+        elif isinstance(child, Token):
+            yield child
+
+
 # Terraform trims spaces on both sides of a heredoc's closing marker (hclsyntax compares
 # bytes.TrimSpace(line) with the marker); python-hcl2 only allows them before it, so valid
 # files with "EOF  " fail. Trailing blanks after a lone word change nothing else: outside a
-# heredoc they are insignificant, inside one they only end a body line.
+# heredoc they are insignificant, inside one they only end a body line. Linear: it starts
+# only at line starts, and its three runs (blanks, word characters, blanks) are of
+# disjoint classes, so each line is read once whatever it holds.
 _LONE_WORD_TRAILING_SPACE = re.compile(r"^([ \t]*[A-Za-z_][A-Za-z0-9_-]*)[ \t]+(?=\r?$)", re.MULTILINE)
 
 
@@ -205,11 +221,13 @@ def _strip_marker_trailing_space(text: str) -> str:
     return _LONE_WORD_TRAILING_SPACE.sub(r"\1", text)
 
 
-def parse_expression(text: str) -> Expr:
-    """One expression, for interpolations inside heredocs."""
+def parse_expression(text: str, depth: int = 0) -> Expr:
+    """One expression, for interpolations inside heredocs (``depth``: how deep the heredoc is)."""
+    if depth > MAX_DEPTH:
+        raise HclError("invalid HCL: expression nested too deeply")
     tree = parses_to_tree(f"x = {text}\n")
     attribute = next(c for c in tree.children[0].children if isinstance(c, Tree) and c.data == "attribute")
-    return _expr(_parts(attribute)[-1], 0)
+    return _expr(_parts(attribute)[-1], depth)
 
 
 def _describe_error(exc: UnexpectedInput) -> str:
@@ -240,7 +258,9 @@ def _column(exc: UnexpectedInput) -> int | None:
 
 def _comments(tree: Tree) -> list[Comment]:
     found = []
-    for token in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NL_OR_COMMENT"):
+    for token in _tokens(tree):
+        if token.type != "NL_OR_COMMENT":
+            continue
         text = str(token).strip()
         if text.startswith("#"):
             found.append(Comment(token.line, text[1:].strip()))
@@ -289,7 +309,7 @@ def _name_of(node) -> str:
     if isinstance(node, Tree):
         if node.data == "string":
             return "".join(_unescape(str(p.children[0])) for p in node.children if isinstance(p, Tree))
-        return "".join(str(t) for t in node.scan_values(lambda v: isinstance(v, Token)))
+        return "".join(str(t) for t in _tokens(node))
     return str(node)
 
 
@@ -297,12 +317,19 @@ def _body(tree: Tree, depth: int) -> Body:
     attributes: dict[str, Attribute] = {}
     blocks: list[Block] = []
     for child in _parts(tree):
+        if depth > MAX_DEPTH:
+            raise HclError("invalid HCL: blocks nested too deeply", child.meta.line)
         if child.data == "attribute":
             parts = _parts(child)
             name = _name_of(parts[0])
+            try:
+                expr = _expr(parts[-1], depth + 1)
+            except HclError as exc:
+                if exc.line is None:  # the attribute's line: the expression's own is not kept
+                    exc.line = child.meta.line
+                raise
             first = _first_token(parts[0])
-            attributes[name] = Attribute(name, _expr(parts[-1], depth + 1), first.line, first.column,
-                                         _pos(parts[-1]))
+            attributes[name] = Attribute(name, expr, first.line, first.column, _pos(parts[-1]))
         elif child.data == "block":
             parts = [p for p in _parts(child) if not isinstance(p, Token)]
             header, body = parts[:-1], parts[-1]
@@ -332,7 +359,10 @@ def _expr(node, depth: int) -> Expr:
         inner = [p for p in parts if not isinstance(p, Token)]  # drops ( and )
         return _expr(inner[0], depth + 1)
     if kind == "int_lit":
-        return Literal(int(str(parts[0])))
+        digits = str(parts[0])
+        if len(digits) > 40:  # past any number the rules read (and past int()'s own limit)
+            return Opaque("number literal too long")
+        return Literal(int(digits))
     if kind == "float_lit":
         return Literal(float(str(parts[0])))
     if kind == "literal_value":
@@ -342,7 +372,7 @@ def _expr(node, depth: int) -> Expr:
     if kind == "string":
         return _string(parts, depth)
     if kind in ("heredoc_template", "heredoc_template_trim"):
-        return _heredoc(str(parts[0]), kind == "heredoc_template_trim")
+        return _heredoc(str(parts[0]), kind == "heredoc_template_trim", depth)
     if kind == "conditional":
         exprs = [p for p in parts if not isinstance(p, Token)]
         return Conditional(*(_expr(e, depth + 1) for e in exprs))
@@ -428,10 +458,16 @@ def _string(parts: list, depth: int) -> Expr:
 
 def _template(pieces: list) -> Expr:
     merged: list = []
-    for piece in pieces:
-        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
-            merged[-1] += piece
-        elif piece != "":
+    run: list[str] = []  # adjacent text, joined once (repeated += copies it each time)
+    for piece in pieces + [None]:
+        if isinstance(piece, str):
+            run.append(piece)
+            continue
+        text = "".join(run)
+        run = []
+        if text:
+            merged.append(text)
+        if piece is not None:
             merged.append(piece)
     if not merged:
         return Literal("")
@@ -441,7 +477,7 @@ def _template(pieces: list) -> Expr:
 
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")  # a backslash and at most 9 more: linear
 
 
 def _unescape(text: str) -> str:
@@ -454,7 +490,7 @@ def _unescape(text: str) -> str:
     return _ESCAPE.sub(replace, text)
 
 
-def _heredoc(token: str, trim: bool) -> Expr:
+def _heredoc(token: str, trim: bool, depth: int) -> Expr:
     lines = token.split("\n")
     body_lines = lines[1:-2]  # drop the <<EOT line, the closing marker and the final ""
     if trim:
@@ -462,11 +498,12 @@ def _heredoc(token: str, trim: bool) -> Expr:
         cut = min(indents) if indents else 0
         body_lines = [line[cut:] for line in body_lines]
     text = "\n".join(body_lines) + ("\n" if body_lines else "")
-    return _template_text(text)
+    return _template_text(text, depth)
 
 
-def _template_text(text: str) -> Expr:
-    """Text with ``${...}`` interpolations (heredoc bodies arrive unparsed)."""
+def _template_text(text: str, depth: int) -> Expr:
+    """Text with ``${...}`` interpolations (heredoc bodies arrive unparsed); each is parsed
+    one level deeper than the heredoc, so heredocs inside interpolations end at MAX_DEPTH."""
     pieces: list = []
     position = 0
     while True:
@@ -486,14 +523,14 @@ def _template_text(text: str) -> Expr:
             return Opaque("unterminated interpolation")
         pieces.append(text[position:index])
         try:
-            pieces.append(parse_expression(text[index + 2:end]))
+            pieces.append(parse_expression(text[index + 2:end], depth + 1))
         except (LarkError, HclError, StopIteration, IndexError, RecursionError):
             return Opaque("interpolation we cannot parse")
         position = end + 1
     return _template(pieces)
 
 
-_MARKER = re.compile(r"\$\$\{|%%\{|\$\{|%\{")
+_MARKER = re.compile(r"\$\$\{|%%\{|\$\{|%\{")  # fixed strings of at most 3 characters: linear
 
 
 def _next_marker(text: str, position: int):

@@ -26,13 +26,21 @@ from fanout_lint.model.nodes import Loc
 
 # NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
 _DECODER = json.JSONDecoder(parse_constant=str)
+# Each pattern is one character, or one run of blanks after a quote: a run ends where the
+# next quote could start, so searches over the whole text are linear.
 _NOT_SPACE = re.compile(r"[^ \t\n\r]")
 _SPACE_COLON = re.compile(r'"[ \t\n\r]+:')
 _ESCAPED = re.compile(r'["\\\x00-\x1f]')  # what json.dumps(ensure_ascii=False) escapes
 _KEY_END = re.compile(r'(?<!\\)"[ \t\n\r]*:')
 # A key made only of characters that may stand between two strings in JSON (punctuation,
-# digits, literals) could match across a string boundary; such keys take the exact path.
-_BETWEEN_STRINGS = re.compile(r"[\s,:\[\]{}0-9+\-.eEtrufalsn]*[,:][\s,:\[\]{}0-9+\-.eEtrufalsn]*\Z")
+# digits, literals), a comma or colon among them, could match across a string boundary;
+# such keys take the exact path. One class repeated up to the end: linear (a pattern with
+# the comma or colon between two such classes tries every split of a long key).
+_PUNCTUATION_ONLY = re.compile(r"[\s,:\[\]{}0-9+\-.eEtrufalsn]*\Z")
+
+
+def between_strings(key: str) -> bool:
+    return ("," in key or ":" in key) and _PUNCTUATION_ONLY.match(key) is not None
 
 
 class _Unlocatable(Exception):
@@ -183,7 +191,7 @@ class _Locator:
     def pattern(self, key: str) -> str:
         quoted = self.patterns.get(key)
         if quoted is None:
-            if _BETWEEN_STRINGS.match(key):
+            if between_strings(key):
                 raise _Unlocatable(key)
             if _ESCAPED.search(key):
                 quoted = json.dumps(key, ensure_ascii=False)

@@ -11,8 +11,9 @@ import re
 
 KINDS = ("queue", "topic", "function")
 
+# Linear: anchored, and each ``[^:]*`` stops at the ``:`` that must follow it, so no
+# input makes it try more than one way to split the text.
 _ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
-_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
 
 
 def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str]) -> str | None:
@@ -26,9 +27,28 @@ def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str
                 return names.get(("function", parts[1]))
             return None
         return names.get(("queue" if service == "sqs" else "topic", rest))
-    match = _QUEUE_URL.match(text)
-    if match:
-        return names.get(("queue", match.group(1)))
+    queue = queue_url_name(text)
+    if queue is not None:
+        return names.get(("queue", queue))
     if kind in KINDS:
         return names.get((kind, text))
     return None
+
+
+def queue_url_name(text: str) -> str | None:
+    """The queue name of ``https://sqs.<region>.amazonaws.com/<account>/<name>``, else None.
+
+    Host: anything up to the first ``/`` that contains ``amazonaws.com``; then exactly two
+    non-empty path segments. (A pattern such as ``[^/]*amazonaws\\.com[^/]*`` tries every
+    place the word could start, quadratic in a long host.) A final newline stays part of
+    the name, as ``$`` let it.
+    """
+    if not text.startswith("https://"):
+        return None
+    host, slash, path = text[8:].partition("/")
+    if not slash or "amazonaws.com" not in host:
+        return None
+    account, slash, name = path.partition("/")
+    if not account or not slash or not name or "/" in name:
+        return None
+    return name

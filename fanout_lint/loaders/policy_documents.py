@@ -99,10 +99,15 @@ def _principals(item: dict, value_of: ValueOf) -> tuple[str, ...] | None:
     return _strings(principal, value_of)
 
 
-def _strings(raw: Any, value_of: ValueOf) -> tuple[str, ...] | None:
+_MAX_NESTING = 32  # of lists in an Action or Principal; deeper is not a policy AWS takes
+
+
+def _strings(raw: Any, value_of: ValueOf, depth: int = 0) -> tuple[str, ...] | None:
     """A string or list of strings, every one proved; None otherwise."""
     if raw is None:
         return ()
+    if depth > _MAX_NESTING:
+        return None
     items = raw if isinstance(raw, list) else [raw]
     out = []
     for item in items:
@@ -112,7 +117,7 @@ def _strings(raw: Any, value_of: ValueOf) -> tuple[str, ...] | None:
         if isinstance(value.value, str):
             out.append(value.value)
         elif isinstance(value.value, list):
-            nested = _strings(value.value, value_of)
+            nested = _strings(value.value, value_of, depth + 1)
             if nested is None:
                 return None
             out.extend(nested)

@@ -12,9 +12,11 @@ suppressions.
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any
 
+from fanout_lint.budget import TooLarge
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.hcl_expressions import (
     ATOMS,
@@ -56,6 +58,7 @@ def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
     resolver = _Resolver(unit, root)
     out = Collected()
     for resource in unit.resources.values():
+        unit.budget.at(resource.file, resource.block.line, resource.address)
         if resource.type in HANDLERS and exists(resource):
             add_resource(out, _HclResource(resolver, resource))
     graph = Graph(
@@ -76,7 +79,9 @@ class _Resolver:
         self.names: dict[tuple[str, str], str] = {}
         self.scopes: dict[str, Instance] = {}
         self.exported: set[str] = set()
+        self.comment_lines: dict[str, list[int]] = {}  # file -> its comment lines, sorted
         for resource in unit.resources.values():
+            unit.budget.at(resource.file, resource.block.line, resource.address)
             if resource.type in NAME_ARGUMENTS and exists(resource):
                 kind, argument = NAME_ARGUMENTS[resource.type]
                 name = self.value(resource, argument)
@@ -85,7 +90,7 @@ class _Resolver:
         for output in root.outputs:
             value = root.output(output)
             for option in candidates(value) or ():
-                self.exported.update(ref.address for ref in refs_in(option.value))
+                self.exported.update(ref.address for ref in refs_in(option.value, unit.budget))
 
     # -- helpers ---------------------------------------------------------------
     def scope(self, resource: Resource) -> Instance:
@@ -175,7 +180,13 @@ class _Resolver:
     def suppressions(self, resource: Resource) -> tuple[Suppression, ...]:
         comments = self.unit.comments.get(resource.file, {})
         block = resource.block
-        lines = [line for line in comments if block.line <= line <= block.end_line]
+        # The comments inside the block by bisection: a scan of the file's comments per
+        # resource is quadratic in a file of many resources and comment lines.
+        ordered = self.comment_lines.get(resource.file)
+        if ordered is None:
+            ordered = self.comment_lines[resource.file] = sorted(comments)
+        first = bisect.bisect_left(ordered, block.line)
+        lines = ordered[first:bisect.bisect_right(ordered, block.end_line, first)]
         above = block.line - 1
         while above in comments:
             lines.append(above)
@@ -248,13 +259,20 @@ def render_payload(payload: Any) -> str:
     return "expression"
 
 
-_IGNORE = re.compile(r"^fanout-lint:\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)$")
+# Linear on one line of text: the rule list's runs are separated by commas they cannot
+# contain, and the rest (``.*`` up to the end) always matches, so nothing is tried twice.
+# (A newline would let ``$`` fail after ``.*`` and make the list give back characters one
+# by one, each time rescanning the rest; comments have none, and such text is refused.)
+_IGNORE = re.compile(r"^fanout-lint:\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)\Z")
 _UNTIL = re.compile(r"\buntil\s*=\s*(\d{4}-\d{2}-\d{2})")
 
 
 def parse_suppression(text: str, loc: Loc) -> list[Suppression]:
     """``fanout-lint: ignore=ID-or-name[,other] [until=YYYY-MM-DD] [-- reason]``."""
-    match = _IGNORE.match(text.strip())
+    text = text.strip()
+    if "\n" in text:
+        return []
+    match = _IGNORE.match(text)
     if not match:
         return []
     rules = [r.strip() for r in match.group(1).split(",") if r.strip()]
@@ -305,7 +323,9 @@ def _json_document(resolver: _Resolver, resource: Resource, name: str) -> Value:
             decoded.append(Known(payload))
             continue
         try:
-            document = decode_json(payload)
+            document = decode_json(payload, resolver.unit.budget)
+        except TooLarge as exc:
+            return Unknown(f"{name}: {exc}")
         except EvalError:
             return Unknown(f"{name} is not valid JSON")
         if not isinstance(document, dict):

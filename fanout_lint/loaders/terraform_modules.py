@@ -15,8 +15,10 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.hcl_expressions import (
+    EvalError,
     Evaluator,
     Hole,
     Ref,
@@ -71,6 +73,11 @@ class UnitState:
     resources: dict[str, Resource] = field(default_factory=dict)  # address -> resource
     incomplete: bool = False  # a broken file may hold what the rules need
     resolving: set = field(default_factory=set)
+    budget: Budget = field(default_factory=Budget)
+    # (address, argument) -> the argument's configured value, evaluated once: chains of
+    # resources that read each other's arguments would otherwise evaluate them again for
+    # every path that reaches them
+    configured: dict = field(default_factory=dict)
 
 
 def load_unit(path: str) -> tuple[UnitState, "Module | None"]:
@@ -201,7 +208,8 @@ class Module:
         self.data: dict[str, Resource] = {}  # "type.name" -> data source
         self._values: dict[tuple[str, str], Value] = {}
         self._busy: set[tuple[str, str]] = set()
-        self.evaluator = Evaluator(self)
+        self.evaluator = Evaluator(self, unit.budget)
+        self.call_files: dict[str, str] = {}  # module call name -> the file that holds it
         for hcl in files:
             self._collect(hcl)
         for name, block in self.calls.items():
@@ -228,6 +236,7 @@ class Module:
                     self.outputs[block.labels[0]] = attribute
             elif block.type == "module" and block.labels:
                 self.calls[block.labels[0]] = block
+                self.call_files[block.labels[0]] = hcl.path
 
     def _child(self, name: str, block: Block, chain: tuple[str, ...]) -> "Module | None":
         source = block.body.attributes.get("source")
@@ -249,6 +258,9 @@ class Module:
             ))
             self.unit.incomplete = True
             return None
+        # Every instance is read and evaluated: a module calling another K times, and that
+        # one another K times, ... would make K^D of them without a cap on the total.
+        self.unit.budget.module(self.call_files.get(name, self.directory), block.line)
         files = _read_dir(self.unit, directory, root=False)
         inputs = {
             key: (attribute.expr, self)
@@ -287,14 +299,21 @@ class Module:
         if attribute is None:
             return Unknown(f"{ref.address}.{ref.attribute} is known after apply")
         key = (ref.address, ref.attribute)
+        if key in self.unit.configured:
+            return self.unit.configured[key]
         if key in self.unit.resolving:
             return Unknown("reference cycle")
         self.unit.resolving.add(key)
+        budget = self.unit.budget
+        budget.enter()
         try:
             scope = instance_scope(resource)
-            return scope.evaluator.resolved(scope.evaluator.eval(attribute.expr))
+            value = scope.evaluator.resolved(scope.evaluator.eval(attribute.expr))
         finally:
+            budget.leave()
             self.unit.resolving.discard(key)
+        self.unit.configured[key] = value
+        return value
 
     def variable(self, name: str) -> Value:
         return self._memo("var", name, lambda: self._variable(name))
@@ -310,16 +329,20 @@ class Module:
             expr, parent = self.inputs[name]
             value = parent.evaluator.eval(expr)
         elif "default" in block.body.attributes:
-            value = _as_variable(Evaluator(_NoScope()).eval(block.body.attributes["default"].expr), detail)
+            value = _as_variable(self._constant(block.body.attributes["default"].expr), detail)
         else:
             return Unknown(f"variable {name} has no value")
-        if _is_null(value) and "default" in block.body.attributes and _not_nullable(block):
+        if _is_null(value) and "default" in block.body.attributes and _not_nullable(block, self.unit.budget):
             # `nullable = false`: a null from the caller or tfvars means the default.
-            value = _as_variable(Evaluator(_NoScope()).eval(block.body.attributes["default"].expr), detail)
+            value = _as_variable(self._constant(block.body.attributes["default"].expr), detail)
         type_attr = block.body.attributes.get("type")
         if type_attr is not None:
-            value = _typed(value, type_attr.expr)
+            value = _typed(value, type_attr.expr, self.unit.budget)
         return value
+
+    def _constant(self, expr: Expr) -> Value:
+        """A value that may not refer to anything (a variable default)."""
+        return Evaluator(_NoScope(), self.unit.budget).eval(expr)
 
     def local(self, name: str) -> Value:
         attribute = self.locals.get(name)
@@ -340,9 +363,12 @@ class Module:
         if key in self._busy:
             return Unknown(f"{kind} {name} refers to itself")
         self._busy.add(key)
+        budget = self.unit.budget
+        budget.enter()
         try:
             value = compute()
         finally:
+            budget.leave()
             self._busy.discard(key)
         self._values[key] = value
         return value
@@ -368,11 +394,18 @@ class Module:
             return Unknown(f"data.{kind}.{name} is not declared")
         attribute, rest = _first_attr(_skip_indexes(rest))
         if kind == "aws_iam_policy_document" and attribute in ("json", "minified_json"):
-            document = policy_document(resource)
-            if not isinstance(document, Known):
-                return document
-            return Known(encode_json(document.value))
+            # Once per document: documents may name other documents' JSON, many times.
+            return self._memo("data", f"{kind}.{name}", lambda: self._document_json(resource))
         return Unknown(f"data.{kind}.{name}.{attribute} is read at plan time")
+
+    def _document_json(self, resource: Resource) -> Value:
+        document = policy_document(resource)
+        if not isinstance(document, Known):
+            return document
+        try:
+            return Known(encode_json(document.value, self.unit.budget))
+        except (EvalError, TooLarge) as exc:
+            return Unknown(str(exc))
 
     def _resource_ref(self, root: str, steps: tuple) -> Value:
         name, rest = _first_attr(steps)
@@ -392,7 +425,7 @@ class Instance:
         self.module = module
         self.count = count
         self.for_each = for_each
-        self.evaluator = Evaluator(self)
+        self.evaluator = Evaluator(self, module.unit.budget)
 
     def lookup(self, root: str, steps: tuple) -> Value:
         if root == "count" and self.count is not None:
@@ -461,11 +494,11 @@ def _is_null(value: Value) -> bool:
     return options is not None and all(o.value is None for o in options)
 
 
-def _not_nullable(block: Block) -> bool:
+def _not_nullable(block: Block, budget: Budget) -> bool:
     attribute = block.body.attributes.get("nullable")
     if attribute is None:
         return False
-    value = Evaluator(_NoScope()).eval(attribute.expr)
+    value = Evaluator(_NoScope(), budget).eval(attribute.expr)
     return isinstance(value, Known) and value.value is False
 
 
@@ -490,19 +523,20 @@ def _file_of(module: Module, block: Block) -> str:
 
 # -- variable types --------------------------------------------------------------
 
-def _typed(value: Value, type_expr: Expr) -> Value:
+def _typed(value: Value, type_expr: Expr, budget: Budget) -> Value:
     """Apply ``optional()`` defaults of an object type; a missing optional without default is unknown."""
     options = candidates(value)
     if options is None:
         return value
-    return choice([Known(_apply_type(o.value, type_expr, 0), o.origin, o.detail) for o in options])
+    return choice([Known(_apply_type(o.value, type_expr, 0, budget), o.origin, o.detail) for o in options])
 
 
-def _apply_type(payload, type_expr: Expr, depth: int):
+def _apply_type(payload, type_expr: Expr, depth: int, budget: Budget):
     if depth > 32 or not isinstance(type_expr, Call) or payload is None:
         return payload
+    budget.step()
     if type_expr.name == "optional" and type_expr.args:
-        return _apply_type(payload, type_expr.args[0], depth + 1)
+        return _apply_type(payload, type_expr.args[0], depth + 1, budget)
     if type_expr.name == "object" and type_expr.args and isinstance(type_expr.args[0], ObjectExpr):
         if not isinstance(payload, dict):
             return payload
@@ -512,16 +546,16 @@ def _apply_type(payload, type_expr: Expr, depth: int):
             if not isinstance(key, str):
                 continue
             if key in out:
-                out[key] = _apply_type(out[key], attr_type, depth + 1)
+                out[key] = _apply_type(out[key], attr_type, depth + 1, budget)
             elif isinstance(attr_type, Call) and attr_type.name == "optional" and len(attr_type.args) >= 2:
-                out[key] = embed(Evaluator(_NoScope()).eval(attr_type.args[1]))
+                out[key] = embed(Evaluator(_NoScope(), budget).eval(attr_type.args[1]))
             else:
                 out[key] = Hole(f"attribute {key} is optional without a default")
         return out
     if type_expr.name in ("list", "set") and type_expr.args and isinstance(payload, list):
-        return [_apply_type(item, type_expr.args[0], depth + 1) for item in payload]
+        return [_apply_type(item, type_expr.args[0], depth + 1, budget) for item in payload]
     if type_expr.name == "map" and type_expr.args and isinstance(payload, dict):
-        return {k: _apply_type(v, type_expr.args[0], depth + 1) for k, v in payload.items()}
+        return {k: _apply_type(v, type_expr.args[0], depth + 1, budget) for k, v in payload.items()}
     return payload
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.source import loc_of
 from fanout_lint.loaders.names import named_resource
@@ -93,10 +94,15 @@ class _Plan:
 
     def __init__(self, parsed: dict, path: str):
         self.path = path
+        self.budget = Budget(file=path)
         self.fallback = loc_of(parsed, "planned_values", Loc(path, 1, 1))
         self.externals: dict[str, External] = {}
         self.unknown_after = _after_unknown(parsed.get("resource_changes"))
         self.modules: dict[tuple[str, ...], dict] = {}
+        self._config_index: dict[tuple[str, ...], dict[str, dict]] = {}
+        # (reference, module path, hops) -> what it names: module outputs that read several
+        # outputs of the level below would otherwise be resolved once per path to them
+        self._resolved: dict[tuple[str, tuple[str, ...], int], frozenset[str]] = {}
         configuration = parsed.get("configuration")
         root = configuration.get("root_module") if isinstance(configuration, dict) else None
         self._index_modules(root, (), 0)
@@ -153,12 +159,17 @@ class _Plan:
             self._collect(child, depth + 1)
 
     def _config_resource(self, module_path: tuple[str, ...], local: str) -> dict:
-        module = self.modules.get(module_path)
-        resources = module.get("resources") if isinstance(module, dict) else None
-        for item in resources if isinstance(resources, list) else []:
-            if isinstance(item, dict) and item.get("address") == local:
-                return item
-        return {}
+        index = self._config_index.get(module_path)
+        if index is None:  # built once per module: a scan per resource is quadratic
+            index = self._config_index[module_path] = {}
+            module = self.modules.get(module_path)
+            resources = module.get("resources") if isinstance(module, dict) else None
+            for item in resources if isinstance(resources, list) else []:
+                if isinstance(item, dict):
+                    address = item.get("address")
+                    if isinstance(address, str):
+                        index.setdefault(address, item)  # the first one, as a scan finds it
+        return index.get(local, {})
 
     def _index_names(self, resource: "PlanResource") -> None:
         if resource.type not in NAME_ARGUMENTS:
@@ -182,10 +193,19 @@ class _Plan:
         found: set[str] = set()
         for reference in references if isinstance(references, list) else []:
             if isinstance(reference, str):
-                found |= self._resolve(reference, module_path, hops + 1)
+                names = self._resolve(reference, module_path, hops + 1)
+                self.budget.step(1 + len(names))
+                found |= names
         return found
 
-    def _resolve(self, reference: str, module_path: tuple[str, ...], hops: int) -> set[str]:
+    def _resolve(self, reference: str, module_path: tuple[str, ...], hops: int) -> frozenset[str]:
+        key = (reference, module_path, hops)
+        names = self._resolved.get(key)
+        if names is None:
+            names = self._resolved[key] = frozenset(self._resolve_once(reference, module_path, hops))
+        return names
+
+    def _resolve_once(self, reference: str, module_path: tuple[str, ...], hops: int) -> set[str]:
         parts = strip_keys(reference).split(".")
         head = parts[0]
         if head in _IGNORED_HEADS or len(parts) < 2:

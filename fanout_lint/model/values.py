@@ -131,10 +131,29 @@ def choice(options: list[Value]) -> Value:
 
 
 def _dedupe(options: list[Known]) -> Value:
+    # Hashable values are told apart by a set (a scan of the kept ones per option is
+    # quadratic, and conditions nested in a large template give thousands of options);
+    # only lists, mappings and NaN are compared one by one, with the same test.
     unique: list[Known] = []
+    seen: set = set()
+    others: list[Known] = []
     for option in options:
-        if not any(_same(option.value, u.value) for u in unique):
-            unique.append(option)
+        value = option.value
+        key = (type(value), value)
+        try:
+            hash(key)
+            hashable = not (isinstance(value, float) and value != value)
+        except TypeError:
+            hashable = False
+        if hashable:
+            if key in seen:
+                continue
+            seen.add(key)
+        elif any(_same(value, o.value) for o in others):
+            continue
+        else:
+            others.append(option)
+        unique.append(option)
     if len(unique) == 1:
         return unique[0]
     return OneOf(tuple(unique))
