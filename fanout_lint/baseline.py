@@ -7,11 +7,11 @@ thing matched) and, for people, the rule, file and resource it was recorded from
 from __future__ import annotations
 
 import json
-import os
 
 from fanout_lint import __version__
 from fanout_lint.findings import Finding
 from fanout_lint.fingerprint import fingerprint, relative_path
+from fanout_lint.regular_files import BASELINE_BYTES, read_bounded, write_atomic
 
 FORMAT_VERSION = 1
 
@@ -40,33 +40,46 @@ def render(findings: list[Finding], root: str) -> str:
 
 
 def write(path: str, findings: list[Finding], root: str) -> None:
-    directory = os.path.dirname(path)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(render(findings, root))
+    """Replace the baseline at ``path`` in one step (OSError when it cannot be written)."""
+    write_atomic(path, render(findings, root).encode("utf-8"))
 
 
 def load(path: str) -> frozenset[str]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+        raw = read_bounded(path, BASELINE_BYTES)
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        line = getattr(exc, "lineno", None)
-        where = f"{path}:{line}" if line else path
-        raise BaselineError(f"{where}: baseline is not valid JSON: {getattr(exc, 'msg', exc)}") from None
-    if not isinstance(document, dict) or document.get("version") != FORMAT_VERSION \
-            or not isinstance(document.get("findings"), list):
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise BaselineError(f"{path}:{line}: baseline is not valid UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}:{exc.lineno}: baseline is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: baseline is not a fanout-lint baseline: nested too deep") from None
+    except ValueError as exc:  # a number of more digits than Python converts, say
+        raise BaselineError(f"{path}: baseline is not valid JSON: {_first_line(exc)}") from None
+    return _fingerprints(path, document)
+
+
+def _fingerprints(path: str, document) -> frozenset[str]:
+    if not isinstance(document, dict) or type(document.get("version")) is not int \
+            or document["version"] != FORMAT_VERSION or not isinstance(document.get("findings"), list):
         raise BaselineError(f"{path}: not a fanout-lint baseline (version {FORMAT_VERSION}); "
                             "write one with --write-baseline")
     keys = set()
-    for entry in document["findings"]:
+    for number, entry in enumerate(document["findings"], start=1):
+        # the entry itself is not quoted: it may be huge, deep, or made to mislead a reader
         if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
-            raise BaselineError(f"{path}: baseline entry without a fingerprint: {entry!r}"[:300])
+            raise BaselineError(f"{path}: baseline entry {number} of \"findings\" has no fingerprint string")
         keys.add(entry["fingerprint"])
     return frozenset(keys)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def split(findings: list[Finding], known: frozenset[str], root: str) -> tuple[list[Finding], list[Finding]]:

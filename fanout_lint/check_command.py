@@ -58,7 +58,7 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
     """Apply the baseline, write the report, and return the exit code."""
-    from fanout_lint.cli import EXIT_ERROR, EXIT_OK, exit_code
+    from fanout_lint.cli import EXIT_ERROR, EXIT_OK, discard_stdout, exit_code, write_stdout
 
     root = args.repo_root
     if args.baseline or args.write_baseline:
@@ -92,12 +92,10 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         for notice in result.notices:
             sys.stderr.write(f"{notice}\n")
     if args.output:
+        from fanout_lint.regular_files import write_atomic
+
         try:
-            directory = os.path.dirname(args.output)
-            if directory:
-                os.makedirs(directory, exist_ok=True)
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(output)
+            write_atomic(args.output, output.encode("utf-8"))  # a failed write keeps the old report
         except OSError as exc:
             sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}") + "\n")
             return EXIT_ERROR
@@ -105,7 +103,14 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 
         sys.stderr.write(clean(f"{summary(result)} (report written to {args.output})") + "\n")
     else:
-        sys.stdout.write(output)
+        try:
+            write_stdout(output)
+        except BrokenPipeError:
+            raise  # `| head`: the reader has what it wanted (cli.main)
+        except OSError as exc:  # a full disk, a closed stdout
+            discard_stdout()
+            sys.stderr.write(f"fanout-lint: error: cannot write the report to standard output: {exc.strerror or exc}\n")
+            return EXIT_ERROR
     return exit_code(result, settings.fail_on)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import os
 import sys
@@ -83,24 +84,102 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a command; its exit code. Whatever fails, the run ends with one line on stderr
+    and exit 2, never a traceback, and never 1, which means findings."""
+    try:
+        code = _run(argv)
+        stdout = sys.stdout
+        if stdout is not None:
+            stdout.flush()  # here, not at exit, where a failure is a message we do not control
+        return code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `fanout-lint ... | head`
+        discard_stdout()
+        return EXIT_OK
+    except Exception as exc:
+        _say(_failure(exc))
+        return EXIT_ERROR
+
+
+def _failure(exc: Exception) -> str:
+    """The one line that ends a run that failed with ``exc``."""
+    problem = str(exc.strerror or exc) if isinstance(exc, StdoutError) else _stdout_problem()
+    if problem is not None:
+        discard_stdout()
+        return f"fanout-lint: error: cannot write to standard output: {problem}"
+    if isinstance(exc, OSError):  # the machine, not the code: a full disk, no processes left
+        where = f" ({exc.filename})" if exc.filename else ""
+        return f"fanout-lint: error: {exc.strerror or exc}{where}"
+    from fanout_lint.parallel import describe
+
+    return f"fanout-lint: internal error: {describe(exc)}"
+
+
+def _run(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["check", *argv]
     args = build_parser().parse_args(argv)
-    try:
-        if args.command == "rules":
-            return _rules(args)
-        if args.command == "explain":
-            return _explain(args)
-        if args.command == "graph":
-            from fanout_lint.graph_command import run
+    if args.command == "rules":
+        return _rules(args)
+    if args.command == "explain":
+        return _explain(args)
+    if args.command == "graph":
+        from fanout_lint.graph_command import run
 
-            return run(args)
-        return _check(args)
-    except BrokenPipeError:  # `fanout-lint ... | head`
-        return EXIT_OK
-    except KeyboardInterrupt:
-        return 130
+        return run(args)
+    return _check(args)
+
+
+class StdoutError(OSError):
+    """Standard output could not be written: a full disk, a closed descriptor."""
+
+
+def write_stdout(text: str) -> None:
+    """Write and flush, so that a full disk or a closed stdout fails here, where the caller
+    can say so, and not in the interpreter's flush at exit."""
+    if sys.stdout is None:
+        raise StdoutError(errno.EBADF, "it is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise StdoutError(getattr(exc, "errno", None) or errno.EIO, getattr(exc, "strerror", None) or str(exc)) from None
+
+
+def discard_stdout() -> None:
+    """Point standard output at the null device after a failed write: what is left in its
+    buffer would fail again at exit, as an "Exception ignored" message."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):  # no descriptor: a closed or captured stream
+        pass
+
+
+def _stdout_problem() -> str | None:
+    """Why standard output cannot be written, or None when it can."""
+    if sys.stdout is None:
+        return "it is closed"
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        return getattr(exc, "strerror", None) or str(exc)
+    return None
+
+
+def _say(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # stderr is gone too: the exit code is all that is left
 
 
 def _all_rules():
@@ -160,11 +239,10 @@ def _rules(args) -> int:
             {"id": r.id, "name": r.name, "severity": r.severity.value, "summary": r.summary}
             for r in rules
         ]
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+        write_stdout(json.dumps(data, indent=2) + "\n")
         return EXIT_OK
     width = max(len(r.name) for r in rules)
-    for r in rules:
-        sys.stdout.write(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n")
+    write_stdout("".join(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n" for r in rules))
     return EXIT_OK
 
 
@@ -176,5 +254,5 @@ def _explain(args) -> int:
     if rule is None:
         sys.stderr.write(clean(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)") + "\n")
         return EXIT_ERROR
-    sys.stdout.write(render(rule))
+    write_stdout(render(rule))
     return EXIT_OK

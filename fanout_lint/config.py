@@ -16,12 +16,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fanout_lint.findings import Severity
+from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import Settings, find_rule
 
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
 KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options")
+# tomllib keeps, until the next table header, every prefix of every dotted key it has
+# read: a line with d dots costs about d*d/2 tuple slots (10,000 dots take 400 MB). The
+# sum of the squares of the dots per line bounds that cost; real files stay far below.
+MAX_DOTTED_KEY_COST = 2_000_000
 
 
 class ConfigError(Exception):
@@ -57,23 +62,31 @@ def find_config(start: str) -> str | None:
 
 def _has_our_table(path: str) -> bool:
     # a cheap look before parsing: most pyproject.toml files are not ours to read
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
+    text = _read(path)
+    if "fanout-lint" not in text:
         return False
     # a header with a typo (`[tool.fanout-lint` unclosed) still counts: the parser then
     # reports it, where passing the file over would silently drop the configuration
-    return re.search(r"^\s*\[\s*tool\s*\.\s*[\"']?fanout-lint(?![\w-])", text, re.M) is not None
+    return _OUR_TABLE.search(text) is not None
+
+
+# Only spaces and tabs where the file may have whitespace, never \s: a pattern that
+# could match newlines after a line anchor retries each run of blank lines from every
+# line in it, quadratic in the blank lines (300,000 of them took minutes).
+_OUR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?fanout-lint(?![\w-])", re.M)
+
+
+def _read(path: str) -> str:
+    try:
+        raw = read_bounded(path, CONFIG_BYTES)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
+    return raw.decode("utf-8", errors="replace")
 
 
 def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
-    text = raw.decode("utf-8", errors="replace")
+    text = _read(path)
+    _check_dotted_keys(path, text)
     # parsed only when there is a file: most runs have none, and start-up counts in a hook
     if sys.version_info >= (3, 11):
         import tomllib
@@ -82,20 +95,40 @@ def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        # the parser says where as "(at line L, column C)"; put it where every error has it
-        where = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(exc))
-        if where:
-            message = str(exc)[:where.start()]
-            raise ConfigError(f"{path}:{where[1]}:{where[2]}: invalid TOML: {message}") from None
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raise ConfigError(_toml_error(path, str(exc))) from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deep") from None
+    except ValueError as exc:  # an integer of more digits than Python converts, say
+        raise ConfigError(f"{path}: invalid TOML: {str(exc).splitlines()[0] if str(exc) else exc!r}") from None
     if os.path.basename(path) == PYPROJECT:
-        table = data.get("tool", {}).get("fanout-lint")
+        tool = data.get("tool", {})
+        table = tool.get("fanout-lint") if isinstance(tool, dict) else None
         if table is None:
             raise ConfigError(f"{path}: no [tool.fanout-lint] table")
         where = "[tool.fanout-lint]"
     else:
         table, where = data, DEDICATED
     return _parse(table, _Reader(path, text, where), rules)
+
+
+def _toml_error(path: str, message: str) -> str:
+    # the parser says where as "(at line L, column C)"; put it where every error has it
+    head, found, tail = message.rpartition(" (at line ")
+    line, _, column = tail.rstrip(")").partition(", column ")
+    if found and tail.endswith(")") and line.isdigit() and column.isdigit():
+        return f"{path}:{line}:{column}: invalid TOML: {head}"
+    return f"{path}: invalid TOML: {message}"
+
+
+def _check_dotted_keys(path: str, text: str) -> None:
+    if text.count(".") ** 2 <= MAX_DOTTED_KEY_COST:
+        return  # the sum of squares is at most the square of the sum
+    cost = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        cost += line.count(".") ** 2
+        if cost > MAX_DOTTED_KEY_COST:
+            raise ConfigError(f"{path}:{number}: too many dotted keys to read safely "
+                              "(lines with hundreds of dots)")
 
 
 class _Reader:
@@ -109,24 +142,67 @@ class _Reader:
         if os.path.basename(path) == PYPROJECT:
             inside = False
             for number, line in enumerate(self.lines):
-                if _HEADER.match(line):
+                if _is_header(line):
                     inside = _OUR_HEADER.match(line) is not None
                 self.ours[number] = inside
 
     def error(self, key: str, message: str, quoted: bool = False) -> ConfigError:
         """``key`` is a key or table name, or with ``quoted`` a string value."""
-        if quoted:
-            pattern = re.compile(r"[\"']" + re.escape(key) + r"[\"']")
-        else:
-            pattern = re.compile(r"^\s*(\[\s*[^\]]*)?[\"']?" + re.escape(key) + r"[\"']?\s*(=|\]|\.)")
+        found = _quoted_value if quoted else _names_key
         for number, line in enumerate(self.lines, start=1):
-            if self.ours[number - 1] and pattern.search(line):
+            if self.ours[number - 1] and key in line and found(line, key):
                 return ConfigError(f"{self.path}:{number}: {message}")
         return ConfigError(f"{self.path}: {message}")
 
 
-_HEADER = re.compile(r"^\s*\[")
-_OUR_HEADER = re.compile(r"^\s*\[\[?\s*tool\s*\.\s*[\"']?fanout-lint[\"']?\s*[\].]")
+# The key, the rule name and the line all come from the file: they are matched with str
+# methods, linear in the line, where a pattern built from the key could backtrack.
+_QUOTES = ("'", '"')
+
+
+def _quoted_value(line: str, key: str) -> bool:
+    """``key`` in quotes somewhere in ``line``."""
+    at = line.find(key)
+    while at >= 0:
+        if at > 0 and line[at - 1] in _QUOTES and line.startswith(_QUOTES, at + len(key)):
+            return True
+        at = line.find(key, at + 1)
+    return False
+
+
+def _names_key(line: str, key: str) -> bool:
+    """``line`` sets ``key`` (``key =``, ``"key" =``, ``key.x =``) or names it in a table
+    header before the header's ``]`` (``[tool.fanout-lint.key]``)."""
+    body = line.lstrip()
+    if not body.startswith("["):
+        return _key_at(body, 1 if body.startswith(_QUOTES) else 0, key)
+    end = body.find("]")
+    end = len(body) if end < 0 else end
+    at = body.find(key, 1)
+    while 0 <= at <= end:
+        if _key_at(body, at, key):
+            return True
+        at = body.find(key, at + 1)
+    return False
+
+
+def _key_at(text: str, at: int, key: str) -> bool:
+    """``key`` at ``at``, maybe quoted, then spaces and ``=``, ``]`` or ``.``."""
+    if not text.startswith(key, at):
+        return False
+    at += len(key)
+    if text.startswith(_QUOTES, at):
+        at += 1
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return text.startswith(("=", "]", "."), at)
+
+
+def _is_header(line: str) -> bool:
+    return line.lstrip(" \t").startswith("[")
+
+
+_OUR_HEADER = re.compile(r"[ \t]*\[\[?[ \t]*tool[ \t]*\.[ \t]*[\"']?fanout-lint[\"']?[ \t]*[\].]")
 
 
 def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:

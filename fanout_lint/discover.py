@@ -14,7 +14,11 @@ import os
 from dataclasses import dataclass
 
 from fanout_lint.module_calls import modules_of_others
+from fanout_lint.regular_files import resolved_path
 
+# Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
+# deeper than this is generated or hostile, and its paths approach PATH_MAX anyway.
+MAX_WALK_DEPTH = 100
 SKIP_DIRS = {".git", "node_modules", ".terraform", "__pycache__", ".venv", ".tox"}
 CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
@@ -26,26 +30,31 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Missing:
+class PathError:
+    """A path named or walked that could not be looked at: missing, unreadable, too deep."""
+
     path: str
     message: str
 
 
-def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[Missing]]:
+def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[PathError]]:
+    """The units under ``paths``, and one-line errors for paths that could not be read."""
     candidates: dict[tuple[str, str], Candidate] = {}
-    missing: list[Missing] = []
+    missing: list[PathError] = []
     for path in paths:
         if _excluded(path, exclude):
             continue
         if os.path.isdir(path):
-            for candidate in _walk(path, exclude):
+            found, problems = _walk(path, exclude)
+            for candidate in found:
                 candidates.setdefault(_key(candidate), candidate)
+            missing.extend(problems)
         elif os.path.exists(path) or os.path.islink(path):
             candidate = _classify_file(path)
             if candidate:
                 candidates.setdefault(_key(candidate), candidate)
         else:
-            missing.append(Missing(path, "no such file or directory"))
+            missing.append(PathError(path, "no such file or directory"))
     terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
     modules = modules_of_others(terraform) if len(terraform) > 1 else set()
     ordered = sorted(
@@ -70,37 +79,84 @@ def _classify_file(path: str) -> Candidate | None:
     return None
 
 
-def _walk(root: str, exclude: tuple[str, ...]):
-    seen_dirs: set[tuple[int, int]] = set()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+def _walk(root: str, exclude: tuple[str, ...]) -> tuple[list[Candidate], list[PathError]]:
+    """The candidates under ``root``, and one-line errors for what could not be walked.
+
+    Iterative, so any depth is safe; directories deeper than ``MAX_WALK_DEPTH`` below
+    ``root`` are an error each, not walked. A symlink to a directory is followed only
+    when it resolves inside ``root`` (a link to ``/`` or ``..`` would walk the machine),
+    and each real directory is visited once, so links within the tree cannot loop.
+    """
+    found: list[Candidate] = []
+    problems: list[PathError] = []
+    top = resolved_path(root)
+    if top is None:
+        return found, [PathError(root, "cannot read directory")]
+    seen: set[tuple[int, int]] = set()
+    pending = [(root, 0)]
+    while pending:
+        directory, depth = pending.pop()
         try:
-            stat = os.stat(dirpath)
-        except OSError:
-            dirnames[:] = []
+            info = os.stat(directory)
+        except OSError as exc:
+            problems.append(PathError(directory, f"cannot read directory: {exc.strerror or exc}"))
             continue
-        # A symlink loop would walk forever: visit each real directory once.
-        key = (stat.st_dev, stat.st_ino)
-        if key in seen_dirs:
-            dirnames[:] = []
+        key = (info.st_dev, info.st_ino)
+        if key in seen:
             continue
-        seen_dirs.add(key)
-        dirnames[:] = sorted(
-            d for d in dirnames
-            if d not in SKIP_DIRS
-            and not (os.path.basename(dirpath) == "cdk.out" and d.startswith("asset."))
-            and not _excluded(os.path.join(dirpath, d), exclude)
-        )
+        seen.add(key)
+        if depth > MAX_WALK_DEPTH:
+            problems.append(PathError(directory, f"directory more than {MAX_WALK_DEPTH} levels below {root}: not linted"))
+            continue
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(PathError(directory, f"cannot read directory: {exc.strerror or exc}"))
+            continue
+        subdirectories = []
         has_tf = False
-        for name in sorted(filenames):
-            full = os.path.join(dirpath, name)
-            if _excluded(full, exclude):
+        for entry in entries:
+            full = os.path.join(directory, entry.name)
+            kind = _entry_kind(entry, full, top)
+            if kind == "outside" or _excluded(full, exclude):
                 continue
-            if name.lower().endswith(".tf"):
+            if kind == "directory":
+                if entry.name not in SKIP_DIRS and not (
+                    os.path.basename(directory) == "cdk.out" and entry.name.startswith("asset.")
+                ):
+                    subdirectories.append(full)
+            elif entry.name.lower().endswith(".tf"):
                 has_tf = True
-            elif name.lower().endswith(CFN_SUFFIXES):
-                yield Candidate(full, "cloudformation")
+            elif entry.name.lower().endswith(CFN_SUFFIXES):
+                found.append(Candidate(full, "cloudformation"))
         if has_tf:
-            yield Candidate(dirpath, "terraform")
+            found.append(Candidate(directory, "terraform"))
+        # in reverse, so that directories are visited in name order, as a recursive walk would
+        pending.extend((sub, depth + 1) for sub in reversed(subdirectories))
+    return found, problems
+
+
+def _entry_kind(entry: os.DirEntry, full: str, top: str) -> str:
+    """What a directory entry is to the walk: ``directory`` (walked), ``file`` (anything
+    else, judged by its name) or ``outside`` (a symlink to a directory outside the tree,
+    not followed)."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "directory"
+        if not (entry.is_symlink() and entry.is_dir()):
+            return "file"
+    except OSError:  # a link loop or an unreadable link is not a directory to walk
+        return "file"
+    target = resolved_path(full)
+    if target is None or not _inside(target, top):
+        return "outside"
+    return "directory"
+
+
+def _inside(path: str, top: str) -> bool:
+    path, top = os.path.normcase(path), os.path.normcase(top)
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _excluded(path: str, patterns: tuple[str, ...]) -> bool:

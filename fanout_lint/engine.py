@@ -48,14 +48,13 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
 
 def _lint_all(candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
     """Each candidate's result in candidate order: in worker processes when there are many."""
-    from fanout_lint.parallel import choose_jobs
+    from fanout_lint.parallel import choose_jobs, lint_in_parallel, lint_or_error
 
     jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(candidates))  # graphs stay in this process
     if jobs > 1:
-        from fanout_lint.parallel import lint_in_parallel
-
         return lint_in_parallel(candidates, rules, settings, jobs)
-    return (lint_candidate(candidate, rules, settings, keep_graphs) for candidate in candidates)
+    # as in a worker, a unit that raises is an error of its own, and the others are linted
+    return (lint_or_error(candidate, rules, settings, keep_graphs) for candidate in candidates)
 
 
 def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:

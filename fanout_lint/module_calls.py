@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Iterator
 
-from fanout_lint.regular_files import refuse_special
+from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, read_bounded, resolved_path
 
-MAX_FILE_BYTES = 20 * 1024 * 1024  # the loader refuses larger files
 MAX_MODULE_DEPTH = 16  # as the loader: deeper chains of modules are not followed
 
+# Linear on any text: each pattern either is matched at a given offset or starts with a
+# line anchor followed by characters that cannot be newlines, so no attempt spans lines.
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-_MODULE_BLOCK = re.compile(r"(?m)^\s*module\s*\"")
+_MODULE_BLOCK = re.compile(r"(?m)^[ \t\r]*module[ \t\r]*\"")
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n")
 
 
@@ -29,41 +31,62 @@ def local_sources(text: str) -> list[str]:
     found: list[str] = []
     if "module" not in text or not _MODULE_BLOCK.search(text):
         return found  # most files call no module: no need to tokenize them
-    tokens = _tokens(text)
-    for index, (kind, value, depth) in enumerate(tokens):
-        if kind != "ident" or value != "module" or depth != 0:
-            continue
-        # module "name" { ... source = "./x" ... }
-        if index + 2 >= len(tokens) or tokens[index + 1][0] != "string" or tokens[index + 2][1] != "{":
-            continue
-        for inner in range(index + 3, len(tokens) - 2):
-            kind_i, value_i, depth_i = tokens[inner]
-            if depth_i == 0:
-                break  # the block's closing brace
-            if (depth_i == 1 and kind_i == "ident" and value_i == "source"
-                    and tokens[inner + 1][1] == "=" and tokens[inner + 2][0] == "string"):
-                source = tokens[inner + 2][1]
-                if source is not None and source.startswith(("./", "../")):
-                    found.append(source)
-                break
+    # module "name" { ... source = "./x" ... }, read from the token stream with a small
+    # state, so that memory does not grow with the file. A token that is not what the
+    # state expects is read again in the state before.
+    state = "seek"
+    for kind, value, depth in _tokens(text):
+        if state == "label":
+            if kind == "string":
+                state = "brace"
+                continue
+            state = "seek"
+        elif state == "brace":
+            if value == "{":
+                state = "body"
+                continue
+            state = "seek"
+        elif state == "equals":
+            if value == "=":
+                state = "value"
+                continue
+            state = "body"
+        elif state == "value":
+            if kind == "string":
+                if value is not None and value.startswith(("./", "../")):
+                    found.append(value)
+                state = "rest"  # a block's first source is its source
+                continue
+            state = "body"
+        if state == "seek":
+            if kind == "ident" and value == "module" and depth == 0:
+                state = "label"
+        elif depth == 0:  # the block's closing brace
+            state = "seek"
+        elif state == "body" and depth == 1 and kind == "ident" and value == "source":
+            state = "equals"
     return found
 
 
 def called_directories(directory: str) -> list[str]:
-    """The directories a Terraform directory's module blocks load, normalized."""
+    """The directories a Terraform directory's module blocks load, normalized.
+
+    Files the loader would refuse (not regular, too large, past the unit's total) are
+    skipped: the loader reports them when it loads the unit.
+    """
     called = []
     try:
         names = sorted(n for n in os.listdir(directory) if n.endswith(".tf"))
     except OSError:
         return []
+    budget = HCL_UNIT_BYTES
     for name in names:
         try:
-            refuse_special(os.path.join(directory, name))
-            with open(os.path.join(directory, name), "rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_bounded(os.path.join(directory, name), min(HCL_FILE_BYTES, budget))
         except OSError:
             continue
-        if len(data) > MAX_FILE_BYTES or b"module" not in data:
+        budget -= len(data)
+        if b"module" not in data:
             continue
         for source in local_sources(data.decode("utf-8", errors="replace")):
             called.append(os.path.normpath(os.path.join(directory, source)))
@@ -106,21 +129,20 @@ def _reachable(start: str, calls: dict[str, list[str]]) -> set[str]:
 
 
 def _real(directory: str) -> str:
-    return os.path.normcase(os.path.realpath(directory))
+    return os.path.normcase(resolved_path(directory) or os.path.abspath(directory))
 
 
 # -- a tokenizer that knows just enough HCL to find block structure ---------------
 
-def _tokens(text: str) -> list[tuple[str, str | None, int]]:
+def _tokens(text: str) -> Iterator[tuple[str, str | None, int]]:
     """(kind, value, brace depth before it): identifiers, punctuation, newlines, and
     strings (value None when interpolated). Comments and heredocs are skipped."""
-    out: list[tuple[str, str | None, int]] = []
     depth = 0
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
         if ch == "\n":
-            out.append(("newline", None, depth))
+            yield ("newline", None, depth)
             i += 1
         elif ch in " \t\r":
             i += 1
@@ -132,62 +154,64 @@ def _tokens(text: str) -> list[tuple[str, str | None, int]]:
             i = n if end < 0 else end + 2
         elif text.startswith("<<", i) and (match := _HEREDOC.match(text, i)):
             i = _heredoc_end(text, match.end(), match.group(1))
-            out.append(("string", None, depth))
+            yield ("string", None, depth)
         elif ch == '"':
             value, i = _string(text, i + 1)
-            out.append(("string", value, depth))
+            yield ("string", value, depth)
         elif ch == "{":
-            out.append(("punct", "{", depth))
+            yield ("punct", "{", depth)
             depth += 1
             i += 1
         elif ch == "}":
             depth = max(depth - 1, 0)
-            out.append(("punct", "}", depth))
+            yield ("punct", "}", depth)
             i += 1
         elif match := _IDENT.match(text, i):
-            out.append(("ident", match.group(), depth))
+            yield ("ident", match.group(), depth)
             i = match.end()
         else:
-            out.append(("punct", ch, depth))
+            yield ("punct", ch, depth)
             i += 1
-    return out
 
 
 def _string(text: str, i: int) -> tuple[str | None, int]:
     """A quoted string from just after its opening quote: (its text, or None when it
-    interpolates, and the index after its closing quote)."""
+    interpolates, and the index after its closing quote).
+
+    Strings nest in interpolations (``"${f("x")}"``) to any depth, so the open ones are
+    kept on a list rather than on the call stack: ``None`` for a string, else the brace
+    depth of an interpolation.
+    """
     start, n = i, len(text)
     interpolated = False
+    open_: list[int | None] = [None]
     while i < n:
         ch = text[i]
-        if ch == "\\":
-            i += 2
-        elif ch == '"' or ch == "\n":  # a newline ends an unterminated string
-            return (None if interpolated else text[start:i]), i + 1
-        elif text.startswith(("${", "%{"), i):
-            interpolated = True
-            i = _template_end(text, i + 2)
-        else:
-            i += 1
-    return None, n
-
-
-def _template_end(text: str, i: int) -> int:
-    """The index after the ``}`` that closes an interpolation opened just before ``i``."""
-    depth, n = 1, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            _, i = _string(text, i + 1)  # a string inside the interpolation
-            continue
-        if ch == "{":
-            depth += 1
+        if open_[-1] is None:  # in a string
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == '"' or ch == "\n":  # a newline ends an unterminated string
+                open_.pop()
+                i += 1
+                if not open_:
+                    return (None if interpolated else text[start:i - 1]), i
+                continue
+            if text.startswith(("${", "%{"), i):
+                interpolated = True
+                open_.append(1)
+                i += 2
+                continue
+        elif ch == '"':  # a string inside an interpolation
+            open_.append(None)
+        elif ch == "{":
+            open_[-1] += 1
         elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
+            open_[-1] -= 1
+            if open_[-1] == 0:
+                open_.pop()
         i += 1
-    return n
+    return None, n
 
 
 def _heredoc_end(text: str, i: int, marker: str) -> int:

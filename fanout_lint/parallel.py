@@ -3,11 +3,21 @@
 Units are independent (one template, one Terraform directory), so each is linted whole
 in a worker by ``engine.lint_candidate``; results come back in the order of the
 candidates and are merged exactly as the serial loop merges them.
+
+A unit can still take its worker down (the kernel's OOM killer, a crash in a C
+extension). The pool then breaks and every unit in flight fails with it, without saying
+which one was the cause. So only a few batches are in flight at a time; those that fail
+are split into single units and run again in a fresh pool, and a single unit that fails
+like this is run once more alone, in a pool of one worker, so that exactly the unit that
+kills its worker is reported ("worker process died while linting this unit"), and every
+other unit is linted.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
@@ -20,6 +30,11 @@ if TYPE_CHECKING:
 # (a small template lints in about a millisecond; a worker starts in tens of them).
 UNITS_PER_WORKER = 32
 MAX_AUTO_JOBS = 8
+# Batches in flight per worker: enough to keep every worker busy, few enough that a
+# broken pool leaves few suspects to run again.
+IN_FLIGHT_PER_WORKER = 2
+DIED = "worker process died while linting this unit"
+EXIT_TERMINATED = 128 + 15  # as a shell reports a process ended by SIGTERM
 
 
 def available_cpus() -> int:
@@ -35,18 +50,149 @@ def choose_jobs(requested: int | None, units: int) -> int:
     return max(1, min(available_cpus(), MAX_AUTO_JOBS, units // UNITS_PER_WORKER))
 
 
+def lint_or_error(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    """The unit's result, or a one-line error when linting it raised: one unit's failure
+    must not end the run. Serial and parallel runs both go through here."""
+    from fanout_lint.engine import Result, lint_candidate
+    from fanout_lint.findings import LoadError
+
+    try:
+        return lint_candidate(candidate, rules, settings, keep_graphs)
+    except (Exception, SystemExit) as exc:  # SystemExit too: in a worker it would end the pool
+        return Result(errors=[LoadError(candidate.path, None, f"internal error while linting: {describe(exc)}")])
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` on one line, short, with control characters escaped."""
+    text = str(exc)
+    text = text.splitlines()[0] if text else ""
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:300])
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def lint_in_parallel(
     candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, jobs: int
 ) -> Iterator[Result]:
     """Each candidate's result, in the order of ``candidates``."""
-    from concurrent.futures import ProcessPoolExecutor  # only when there is parallel work
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
 
-    context = _context()
-    chunk = max(1, min(64, len(candidates) // (jobs * 8)))
-    with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_init_worker, initargs=(rules, settings)
-    ) as pool:
-        yield from pool.map(_lint_one, candidates, chunksize=chunk)
+    size = max(1, min(64, len(candidates) // (jobs * 8)))
+    queue = deque(tuple(range(start, min(start + size, len(candidates))))
+                  for start in range(0, len(candidates), size))
+    results: dict[int, Result] = {}
+    emitted = 0
+    with _sigterm_ends_workers():
+        while queue:
+            failed: list[tuple[int, ...]] = []
+            with _workers(jobs, rules, settings) as pool:
+                running: dict = {}
+                broken = False
+                while running or (queue and not broken):
+                    while queue and not broken and len(running) < jobs * IN_FLIGHT_PER_WORKER:
+                        batch = queue.popleft()
+                        running[pool.submit(_lint_batch, [candidates[i] for i in batch])] = batch
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        batch = running.pop(future)
+                        try:
+                            results.update(zip(batch, future.result()))
+                        except BrokenProcessPool:
+                            broken = True
+                            failed.append(batch)
+                        except Exception:  # the results could not be sent back, say
+                            failed.append(batch)
+                    while emitted in results:
+                        yield results.pop(emitted)
+                        emitted += 1
+            singles = []
+            for batch in sorted(failed):
+                if len(batch) > 1:
+                    singles.extend((i,) for i in batch)  # run again in a fresh pool, one by one
+                else:
+                    results[batch[0]] = _alone(candidates[batch[0]], rules, settings)
+            queue.extendleft(reversed(singles))
+            while emitted in results:
+                yield results.pop(emitted)
+                emitted += 1
+
+
+def _alone(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings) -> Result:
+    """The unit linted in a pool of its own, so that a failure can only be its own."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from fanout_lint.engine import Result
+    from fanout_lint.findings import LoadError
+
+    with _workers(1, rules, settings) as pool:
+        try:
+            return pool.submit(_lint_batch, [candidate]).result()[0]
+        except BrokenProcessPool:
+            message = DIED
+        except Exception as exc:
+            message = f"internal error while linting: {describe(exc)}"
+    return Result(errors=[LoadError(candidate.path, None, message)])
+
+
+@contextmanager
+def _workers(jobs: int, rules: tuple[Rule, ...], settings: Settings):
+    """A process pool whose workers are killed, not waited for, when the run is cut short
+    (an exception, the caller dropping the results)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, mp_context=_context(), initializer=_init_worker, initargs=(rules, settings)
+    )
+    try:
+        yield pool
+    except BaseException:
+        _kill_children_since(before)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _kill_children_since(before: set) -> None:
+    import multiprocessing
+
+    workers = [p for p in multiprocessing.active_children() if p not in before]
+    for process in workers:
+        process.kill()
+    for process in workers:
+        process.join(5)
+
+
+@contextmanager
+def _sigterm_ends_workers():
+    """SIGTERM to this process ends the run at once, workers included. The default action
+    would kill this process alone and leave its workers waiting for work forever; and
+    the exit must not wait for units in flight (the pool's exit hook joins its threads,
+    which wait for running work), so the handler kills the workers itself."""
+    import multiprocessing
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    owner = os.getpid()
+    before = set(multiprocessing.active_children())
+
+    def end(signum, frame):
+        if os.getpid() != owner:  # a worker forked before it reset the handler
+            os._exit(EXIT_TERMINATED)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
+        _kill_children_since(before)
+        raise SystemExit(EXIT_TERMINATED)
+
+    previous = signal.signal(signal.SIGTERM, end)
+    try:
+        yield
+    finally:
+        if signal.getsignal(signal.SIGTERM) is end:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _context():
@@ -64,11 +210,12 @@ _worker: dict = {}
 
 
 def _init_worker(rules, settings) -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is for the parent
     _worker["rules"] = rules
     _worker["settings"] = settings
 
 
-def _lint_one(candidate: Candidate) -> Result:
-    from fanout_lint.engine import lint_candidate
-
-    return lint_candidate(candidate, _worker["rules"], _worker["settings"])
+def _lint_batch(candidates: list[Candidate]) -> list[Result]:
+    return [lint_or_error(candidate, _worker["rules"], _worker["settings"]) for candidate in candidates]

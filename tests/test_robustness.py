@@ -183,7 +183,7 @@ def test_ten_thousand_levels_of_nesting_is_an_error_not_a_crash(capsys, tmp_path
 
 def test_fifty_megabyte_template_is_linted(capsys, tmp_path):
     # 50 MB of inline code in a real template: large, valid, and linted like any other.
-    body = ("x = 1  # padding line\n" * (50 * 1024 * 1024 // 22)).replace("\n", "\n          ")
+    body = ("x = 1  # padding line\n" * (50 * 1024 * 1024 // 32)).replace("\n", "\n          ")
     text = GOOD + "  Big:\n    Type: AWS::Lambda::Function\n    Properties:\n      Code:\n        ZipFile: |\n          " + body + "\n"
     path = tmp_path / "big.yaml"
     path.write_text(text)
@@ -231,18 +231,18 @@ def test_symlink_loop_in_a_walked_directory(capsys, tmp_path, good):
 
 
 def test_unreadable_file(capsys, tmp_path, good, monkeypatch):
-    # Tests run as root in CI, and root reads a chmod 000 file; so the loader's open is
+    # Tests run as root in CI, and root reads a chmod 000 file; so the loader's read is
     # made to fail as it does for an ordinary user.
     locked = tmp_path / "locked.yaml"
     locked.write_text(GOOD)
-    real_open = open
+    real_read = fanout_lint.loaders.read_bounded
 
     def deny(path, *args, **kwargs):
         if os.fspath(path) == str(locked):
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)
+        return real_read(path, *args, **kwargs)
 
-    monkeypatch.setattr(fanout_lint.loaders, "open", deny, raising=False)
+    monkeypatch.setattr(fanout_lint.loaders, "read_bounded", deny)
     code, report, _ = check(capsys, locked, good)
     assert code == 2
     assert_one_error(report, locked, "cannot read", "Permission denied", line=False)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.cfn_template import is_template
-from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
+from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
-from fanout_lint.regular_files import refuse_special
+from fanout_lint.regular_files import read_bounded
 
 # Words one of which every template (or plan) contains; other files are not parsed.
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
@@ -23,9 +23,7 @@ def load_candidate(candidate: Candidate) -> tuple[list[Graph], list[LoadError]]:
 
 def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
     try:
-        refuse_special(path)
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bounded(path, MAX_BYTES)  # kind and size are checked before reading
     except OSError as exc:
         return [], [LoadError(path, None, f"cannot read: {exc.strerror or exc}")]
     try:

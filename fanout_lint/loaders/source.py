@@ -27,6 +27,7 @@ from fanout_lint.loaders.located import (  # noqa: F401 - re-exported for the lo
     loc_of,
 )
 from fanout_lint.model.nodes import Loc
+from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
 
 try:  # libyaml's C parser when present; the pure-Python one otherwise
     _Parser = yaml.CSafeLoader
@@ -34,13 +35,13 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Parser = yaml.SafeLoader
 
 MAX_ALIAS_EXPANSION = 1_000_000
-MAX_BYTES = 200 * 1024 * 1024
+MAX_BYTES = TEMPLATE_BYTES  # why this much: regular_files.py
 
 
 def decode(data: bytes) -> str:
     """Bytes to text, with a one-line error for binary or non-UTF-8 content."""
     if len(data) > MAX_BYTES:
-        raise ParseError(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB")
+        raise ParseError(f"file is larger than {describe_size(MAX_BYTES)}")
     if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         offset = data.index(b"\x00")
         raise ParseError("binary content (NUL byte), not a text template", _line_at(data, offset))

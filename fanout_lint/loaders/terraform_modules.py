@@ -38,10 +38,10 @@ from fanout_lint.loaders.hcl_syntax import (
 )
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
-from fanout_lint.regular_files import refuse_special
+from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
 
 MAX_MODULE_DEPTH = 16
-MAX_FILE_BYTES = 20 * 1024 * 1024
+MAX_FILE_BYTES = HCL_FILE_BYTES  # per file, and HCL_UNIT_BYTES per unit: why in regular_files.py
 
 # A file that fails to parse but mentions none of these cannot change the graph, so the
 # rest of its unit is still linted; otherwise the unit is reported and not linted.
@@ -72,6 +72,7 @@ class UnitState:
     comments: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> line -> text
     resources: dict[str, Resource] = field(default_factory=dict)  # address -> resource
     incomplete: bool = False  # a broken file may hold what the rules need
+    bytes_read: int = 0  # of Terraform files, counted each time one is read (HCL_UNIT_BYTES)
     resolving: set = field(default_factory=set)
     budget: Budget = field(default_factory=Budget)
     # (address, argument) -> the argument's configured value, evaluated once: chains of
@@ -107,17 +108,10 @@ def _read_dir(unit: UnitState, directory: str, root: bool) -> list[HclFile]:
 
 
 def _parse_file(unit: UnitState, file: str) -> HclFile | None:
-    try:
-        refuse_special(file)
-        with open(file, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        unit.errors.append(LoadError(file, None, f"cannot read: {exc.strerror or exc}"))
-        unit.incomplete = True
+    data = _read(unit, file)
+    if data is None:
         return None
     try:
-        if len(data) > MAX_FILE_BYTES:
-            raise ParseError(f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
         text = decode(data)
         hcl = parse_hcl(text, file)
     except (ParseError, HclError) as exc:
@@ -158,12 +152,39 @@ def _read_tfvars(unit: UnitState, directory: str) -> dict[str, Value]:
     return values
 
 
-def _json_tfvars(unit: UnitState, file: str) -> dict[str, Value]:
+def _read(unit: UnitState, file: str) -> bytes | None:
+    """A Terraform file's bytes within the per-file and per-unit limits, or None after
+    recording why not (the unit is then not linted: the file may hold what rules need)."""
+    budget = HCL_UNIT_BYTES - unit.bytes_read
+    if budget < 0:
+        return None  # the unit is over its total already, and that was reported once
     try:
-        refuse_special(file)
-        with open(file, "rb") as handle:
-            data = json.loads(decode(handle.read(MAX_FILE_BYTES)))
-    except (OSError, ValueError, ParseError, RecursionError) as exc:
+        data = read_bounded(file, min(MAX_FILE_BYTES, budget))
+    except FileTooLarge as exc:
+        if exc.size > MAX_FILE_BYTES:
+            message = f"file is larger than {describe_size(MAX_FILE_BYTES)}, the limit for a Terraform file"
+        else:
+            message = (f"not read: this unit's Terraform files (its modules counted each time they "
+                       f"are loaded) pass {describe_size(HCL_UNIT_BYTES)} in total")
+            unit.bytes_read = HCL_UNIT_BYTES + 1
+        unit.errors.append(LoadError(file, None, f"{message} (the unit is not linted)"))
+        unit.incomplete = True
+        return None
+    except OSError as exc:
+        unit.errors.append(LoadError(file, None, f"cannot read: {exc.strerror or exc}"))
+        unit.incomplete = True
+        return None
+    unit.bytes_read += len(data)
+    return data
+
+
+def _json_tfvars(unit: UnitState, file: str) -> dict[str, Value]:
+    raw = _read(unit, file)
+    if raw is None:
+        return {}
+    try:
+        data = json.loads(decode(raw))
+    except (ValueError, ParseError, RecursionError) as exc:
         unit.errors.append(LoadError(file, getattr(exc, "lineno", None), f"invalid tfvars JSON: {exc}"))
         unit.incomplete = True
         return {}
