@@ -9,7 +9,9 @@ from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate, discover
 from fanout_lint.findings import Finding, LoadError, Related
 from fanout_lint.loaders import load_candidate
+from fanout_lint.fixes import plan_fix
 from fanout_lint.model.graph import Graph
+from fanout_lint.model.sites import loc_of
 from fanout_lint.policy import Notice, Suppressed, apply_inline
 from fanout_lint.rule import Rule, Violation
 from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
@@ -126,11 +128,12 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Find
         severity=severity,
         message=violation.message,
         resource=node.resource,
-        loc=violation.loc or node.loc,
+        loc=loc_of(node, violation.field),
         related=related,
         cdk_path=node.cdk_path,
         unit=graph.unit.path,
         involved=involved,
         suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
+        fix=plan_fix(graph, node, violation.fix) if violation.fix is not None else None,
     )

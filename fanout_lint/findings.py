@@ -54,6 +54,37 @@ class Related:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text from (line, column) to (end_line, end_column) of ``file`` with
+    ``text``; an empty range inserts. Lines and columns are 1-based, columns count
+    characters and the end is exclusive, as in ``Loc``."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+    def as_dict(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column,
+                "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
+
+
+@dataclass(frozen=True)
+class FindingFix:
+    """A finding's fix as text edits, all in the files of its unit."""
+
+    description: str  # what it sets: "VisibilityTimeout: 360"
+    safe: bool  # applied by --fix; an unsafe fix needs --unsafe-fixes
+    edits: tuple[Edit, ...]
+
+    def as_dict(self) -> dict:
+        return {"description": self.description, "applicability": "safe" if self.safe else "unsafe",
+                "edits": [e.as_dict() for e in self.edits]}
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: str  # the rule ID
     name: str  # the rule name
@@ -71,6 +102,7 @@ class Finding:
     # graph node ids of the primary and related resources, so the topology view can place
     # the finding exactly (inline subscriptions share their topic's resource name)
     node_ids: tuple[str, ...] = field(default=(), compare=False)
+    fix: FindingFix | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # ``related`` holds Related records, which clean themselves
@@ -90,12 +122,16 @@ class Finding:
             "file": self.loc.file,
             "line": self.loc.line,
             "column": self.loc.column,
+            "end_line": self.loc.end_line or self.loc.line,
+            "end_column": self.loc.end_column or self.loc.column,
             "resource": self.resource,
             "message": self.message,
             "related": [r.as_dict() for r in self.related],
         }
         if self.cdk_path:
             data["cdk_path"] = self.cdk_path
+        if self.fix is not None:
+            data["fix"] = self.fix.as_dict()
         return data
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Loc, Node
+from fanout_lint.model.nodes import Node
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,31 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Fix:
+    """A mechanical repair: set one setting of the violation's node to a value.
+
+    Safe when it cannot change what the consumer's code sees (a longer visibility
+    timeout or retention); unsafe when the code or behaviour must change with it (raw
+    delivery changes the message body). A rule offers a fix only when every value it
+    depends on is known; the engine turns it into text edits only where the source can
+    be edited (not CDK output or a plan, not a setting a SAM construct cannot express,
+    not a value that comes from a parameter or variable).
+    """
+
+    field: str
+    value: Any
+    safe: bool
+
+
+@dataclass(frozen=True)
 class Violation:
     """What a check reports: where the fix goes, what is wrong, and who else is involved."""
 
     at: Node
     message: str
     related: tuple[tuple[Node, str], ...] = ()  # (node, role)
-    loc: Loc | None = None  # a more precise location than the node's
+    field: str | None = None  # the setting at fault: the finding points at it when written
+    fix: Fix | None = None
 
 
 Check = Callable[[Graph, Mapping[str, Any]], Iterable[Violation]]
@@ -47,7 +65,6 @@ class Rule:
     check: Check
     doc: str
     options: tuple[Option, ...] = field(default=())
-    replaces: tuple[str, ...] = ()  # names of rules this one supersedes on the same resource
 
     def option_defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}

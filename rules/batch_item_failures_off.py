@@ -1,7 +1,8 @@
 """## What it does
 Flags an event source mapping that reads an SQS queue with a batch size above 1
-(`BatchSize` defaults to 10) and does not list `ReportBatchItemFailures` in its
-`FunctionResponseTypes`. SAM `SQS` events are mappings too (named `<Function><Event>`).
+(`BatchSize`, Terraform `batch_size`; default 10) and does not list
+`ReportBatchItemFailures` in its `FunctionResponseTypes` (`function_response_types`).
+SAM `SQS` events are mappings too (named `<Function><Event>`).
 
 ## Why is this bad?
 Without partial batch responses, Lambda treats a batch as one unit: when one message
@@ -12,10 +13,27 @@ times and may end up in the dead-letter queue alongside it. A partial batch resp
 returned by the function is ignored unless the mapping enables it.
 
 ## How to fix
-Add `FunctionResponseTypes: [ReportBatchItemFailures]` to the mapping (Terraform:
-`function_response_types = ["ReportBatchItemFailures"]`; SAM: on the `SQS` event) and
-return `{"batchItemFailures": [{"itemIdentifier": "<messageId>"}]}` listing only the
-messages that failed. If the function cannot do that, set `BatchSize: 1`.
+Report partial batch failures, and make the function return
+`{"batchItemFailures": [{"itemIdentifier": "<messageId>"}]}` listing only the messages
+that failed (the function's code must change with it, so `fanout-lint --fix` applies it
+only with `--unsafe-fixes`). If the function cannot do that, set the batch size to 1.
+
+CloudFormation (SAM: the same property on the `SQS` event):
+
+```yaml
+OrdersMapping:
+  Type: AWS::Lambda::EventSourceMapping
+  Properties:
+    FunctionResponseTypes: [ReportBatchItemFailures]
+```
+
+Terraform:
+
+```hcl
+resource "aws_lambda_event_source_mapping" "orders" {
+  function_response_types = ["ReportBatchItemFailures"]
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
@@ -28,7 +46,8 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, External, Queue
 from fanout_lint.model.values import describe, verdict
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.model.vocabulary import can_set, how_to_set
+from fanout_lint.rule import Fix, Rule, Violation
 
 REPORT = "ReportBatchItemFailures"
 
@@ -48,21 +67,18 @@ def check(graph: Graph, options) -> list[Violation]:
         function = graph.function(mapping.function)
         if function is not None:
             related.append((function, "consumer"))
-        if mapping.generated_by == "SAM SqsSubscription":
-            fix = (
-                f"SAM's SqsSubscription cannot enable it: declare the queue and an SQS event "
-                f"with FunctionResponseTypes: [{REPORT}], or set its BatchSize to 1"
-            )
-        else:
-            fix = f"add FunctionResponseTypes: [{REPORT}] and return batchItemFailures"
         found.append(Violation(
             at=mapping,
+            field="response_types",
             message=(
                 f"Event source mapping {mapping.resource} reads batches of "
-                f"{describe(mapping.batch_size)} from {queue_name} without "
-                f"{REPORT}: one failing message makes the whole batch retry; {fix}"
+                f"{describe(mapping.batch_size)} from {queue_name} without {REPORT}: one failing "
+                f"message makes the whole batch retry; "
+                f"{how_to_set(mapping, 'response_types', [REPORT])}"
+                + (" and return batchItemFailures" if can_set(mapping, "response_types") else "")
             ),
             related=tuple(related),
+            fix=Fix("response_types", [REPORT], safe=False),
         ))
     return found
 

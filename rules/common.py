@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fanout_lint.loaders.policy_documents import allows
+import math
+
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import External, Function, LambdaPermission, Node, Queue, QueuePolicy, Subscription
-from fanout_lint.model.values import Known, Value, verdict
+from fanout_lint.model.permissions import allows, principal_matches
+from fanout_lint.model.values import Known, Value, candidates, verdict
+from fanout_lint.model.vocabulary import term
 
 
 def protocol_is(sub: Subscription, protocol: str) -> bool:
@@ -105,10 +108,7 @@ def _permission_allows_sns(permission: LambdaPermission) -> bool | None:
 
 
 def _principal_is_sns(principal) -> bool:
-    if not isinstance(principal, str):
-        return False
-    # Opt-in Regions name the service with its Region: sns.ap-east-1.amazonaws.com.
-    return principal in ("*", SNS) or (principal.startswith("sns.") and principal.endswith(".amazonaws.com"))
+    return isinstance(principal, str) and principal_matches(principal, SNS)
 
 
 def _invoke_action(action) -> bool:
@@ -132,3 +132,42 @@ def sns_may_invoke(graph: Graph, function: Function, unresolved_may_allow: bool)
     if unresolved_may_allow:
         return None
     return None if None in answers else False
+
+
+def single_values(*values: Value) -> tuple | None:
+    """The one known value of each, or None when any is unknown or chosen by a condition:
+    a fix is offered only when every value it rests on is known."""
+    out = []
+    for value in values:
+        options = candidates(value)
+        if options is None or len(options) != 1:
+            return None
+        out.append(options[0].value)
+    return tuple(out)
+
+
+def recommended_timeout(graph: Graph, queue: Queue, factor: float) -> int | None:
+    """AWS's visibility timeout for the queue: factor x timeout + batching window of its
+    slowest consumer, when every consumer's values are known (else None: no fix)."""
+    best = None
+    for mapping in graph.consumers_of(queue.id):
+        function = graph.function(mapping.function)
+        if function is None:
+            return None
+        known = single_values(function.timeout, mapping.batching_window)
+        if known is None or not all(isinstance(v, int) for v in known):
+            return None
+        timeout, window = known
+        best = max(best or 0, math.ceil(factor * timeout + window))
+    return best
+
+
+def add_redrive(queue: Queue) -> str:
+    """Advice to give a queue its own dead-letter queue, in the queue's vocabulary."""
+    why = queue.written.why_fixed("redrive")
+    if why is not None:
+        return why
+    return (
+        f"add a {term(queue, 'redrive')} whose {term(queue, 'dead_letter_target')} is a DLQ of its own, "
+        f"with a {term(queue, 'max_receive_count')} of 3 to 5"
+    )

@@ -10,9 +10,10 @@ messages, which are most failures. With only the subscription DLQ you have a DLQ
 never receives anything and a false sense of safety.
 
 ## How to fix
-Add a `RedrivePolicy` to the queue itself, pointing at its own dead-letter queue, with
-a `maxReceiveCount` of 3 to 5. Keep the subscription DLQ too if you want delivery
-failures, but it does not replace the queue's.
+Add a redrive policy to the queue itself (`RedrivePolicy` on the `AWS::SQS::Queue`,
+`redrive_policy` on the `aws_sqs_queue`), pointing at its own dead-letter queue, with a
+`maxReceiveCount` of 3 to 5 (see `missing-dlq` for both forms). Keep the subscription
+DLQ too if you want delivery failures, but it does not replace the queue's.
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
@@ -26,7 +27,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.rule import Rule, Violation
 
-from .common import queue_without_dlq, subscription_dlqs
+from .common import add_redrive, queue_without_dlq, subscription_dlqs
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -46,8 +47,7 @@ def check(graph: Graph, options) -> list[Violation]:
             at=queue,
             message=(
                 f"Queue {queue.resource} has no redrive policy; only its subscription ({names}) "
-                "has a DLQ, which catches delivery failures, never the consumer's; add a "
-                "RedrivePolicy to the queue"
+                f"has a DLQ, which catches delivery failures, never the consumer's; {add_redrive(queue)}"
             ),
             related=tuple(related),
         ))

@@ -1,6 +1,7 @@
 """## What it does
-Flags a dead-letter queue whose `MessageRetentionPeriod` is not longer than that of a
-standard source queue that sends to it. Both default to 345,600 s (4 days), so a DLQ
+Flags a dead-letter queue whose retention (`MessageRetentionPeriod`, Terraform
+`message_retention_seconds`) is not longer than that of a standard source queue that
+sends to it. Both default to 345,600 s (4 days), so a DLQ
 left at the default next to a default source queue is flagged. FIFO source queues are
 exempt.
 
@@ -11,9 +12,27 @@ one day left in a 4-day DLQ: it expires before anyone looks at it, and the evide
 the failure is gone. (FIFO queues reset the timestamp on the move, so they are exempt.)
 
 ## How to fix
-Set the DLQ's `MessageRetentionPeriod` longer than the source queue's; the maximum,
-1,209,600 s (14 days), is the usual choice. If the source queue already keeps messages
-for 14 days, shorten the source queue's retention instead.
+Set the DLQ's retention longer than the source queue's; the maximum, 1,209,600 s (14
+days), is the usual choice, and what `fanout-lint --fix` writes (a safe fix) when the
+source keeps messages for less. If the source queue already keeps messages for 14 days,
+shorten the source queue's retention instead.
+
+CloudFormation:
+
+```yaml
+OrdersDLQ:
+  Type: AWS::SQS::Queue
+  Properties:
+    MessageRetentionPeriod: 1209600
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "orders_dlq" {
+  message_retention_seconds = 1209600
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
@@ -26,9 +45,10 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, single, verdict
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.model.vocabulary import how_to_set, term
+from fanout_lint.rule import Fix, Rule, Violation
 
-from .common import is_standard
+from .common import is_standard, single_values
 
 MAX_RETENTION = 1_209_600
 
@@ -42,22 +62,27 @@ def check(graph: Graph, options) -> list[Violation]:
         if verdict(lambda d, s: d <= s, dlq.message_retention, source.message_retention) is not True:
             continue
         source_retention = single(source.message_retention)
+        fix = None
         if source_retention is not None and source_retention >= MAX_RETENTION:
-            fix = (
+            advice = (
                 "the source already keeps messages for the maximum of 14 days: shorten the "
-                "source queue's retention"
+                f"source queue's {term(source, 'message_retention')}"
             )
         else:
-            fix = "set it longer than the source's (1,209,600 s, 14 days, is usual)"
+            advice = f"{how_to_set(dlq, 'message_retention', MAX_RETENTION)} (14 days)"
+            if single_values(dlq.message_retention, source.message_retention) is not None:
+                fix = Fix("message_retention", MAX_RETENTION, safe=True)
         found.append(Violation(
             at=dlq,
+            field="message_retention",
             message=(
                 f"Dead-letter queue {dlq.resource} keeps messages "
-                f"{describe(dlq.message_retention, 's')}, not longer than the "
-                f"{describe(source.message_retention, 's')} of its source queue {source.resource}; messages keep "
-                f"their original enqueue time and expire in the DLQ before anyone looks; {fix}"
+                f"{describe(dlq.message_retention, 's')} ({term(dlq, 'message_retention')}), not longer "
+                f"than the {describe(source.message_retention, 's')} of its source queue {source.resource}; "
+                f"messages keep their original enqueue time and expire in the DLQ before anyone looks; {advice}"
             ),
             related=((source, "source queue"),),
+            fix=fix,
         ))
     return found
 

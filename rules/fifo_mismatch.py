@@ -39,6 +39,7 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue, Subscription, Topic
 from fanout_lint.model.values import describe, verdict
+from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Rule, Violation
 
 from .common import protocol_is, reported
@@ -50,9 +51,9 @@ def check(graph: Graph, options) -> list[Violation]:
     found: list[Violation] = []
     for queue in graph.all(Queue):
         found.extend(_dlq_type(graph, queue))
-        found.extend(_name(queue, "queue", "FifoQueue"))
+        found.extend(_name(queue, "queue"))
     for topic in graph.all(Topic):
-        found.extend(_name(topic, "topic", "FifoTopic"))
+        found.extend(_name(topic, "topic"))
     for sub in graph.all(Subscription):
         found.extend(_subscription(graph, sub))
     return found
@@ -71,6 +72,7 @@ def _dlq_type(graph: Graph, queue: Queue) -> list[Violation]:
     source_fifo = verdict(bool, queue.fifo) is True  # proved one way by the verdict above
     return [Violation(
         at=queue,
+        field="redrive",
         message=(
             f"Queue {queue.resource} is {_kind(source_fifo)} but its dead-letter queue "
             f"{dlq.resource} is {_kind(not source_fifo)}: SQS rejects a dead-letter queue of the "
@@ -80,7 +82,7 @@ def _dlq_type(graph: Graph, queue: Queue) -> list[Violation]:
     )]
 
 
-def _name(node: Queue | Topic, kind: str, prop: str) -> list[Violation]:
+def _name(node: Queue | Topic, kind: str) -> list[Violation]:
     if verdict(bool, node.fifo) is False:  # most are standard: no need to look at the name
         return []
     lacks = verdict(
@@ -91,9 +93,10 @@ def _name(node: Queue | Topic, kind: str, prop: str) -> list[Violation]:
         return []
     return [Violation(
         at=node,
+        field="name",
         message=(
             f"FIFO {kind} {node.resource} is named {describe(node.name)}, without the "
-            f"{SUFFIX} suffix a FIFO {kind} name must have ({prop} {describe(node.fifo)}); "
+            f"{SUFFIX} suffix a FIFO {kind} name must have ({term(node, 'fifo')} {describe(node.fifo)}); "
             f"name it <name>{SUFFIX} or leave the name out"
         ),
     )]
@@ -115,6 +118,7 @@ def _subscription(graph: Graph, sub: Subscription) -> list[Violation]:
             return []
         return [Violation(
             at=sub,
+            field="endpoint",
             message=(
                 f"{reported(sub)} subscribes FIFO queue {queue.resource} to standard topic "
                 f"{topic.resource}: SNS rejects it (FIFO SQS queues can not be subscribed to "
@@ -126,6 +130,7 @@ def _subscription(graph: Graph, sub: Subscription) -> list[Violation]:
     if not_sqs and verdict(bool, topic.fifo) is True:
         return [Violation(
             at=sub,
+            field="protocol",
             message=(
                 f"{reported(sub)} subscribes protocol {describe(sub.protocol)} to FIFO topic "
                 f"{topic.resource}: FIFO topics deliver only to SQS queues; subscribe a queue "

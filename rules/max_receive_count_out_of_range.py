@@ -12,9 +12,27 @@ delaying its neighbours. For queues read by Lambda, AWS has advised at least 5, 
 throttled batches are not sent to the DLQ.
 
 ## How to fix
-Set `maxReceiveCount` in the queue's `RedrivePolicy` (Terraform: `redrive_policy`) to a
-value in the range, 5 for queues consumed by Lambda. If your consumers need another
-range, change the rule's `min` and `max` options.
+Set `maxReceiveCount` in the queue's redrive policy to a value in the range, 5 for
+queues consumed by Lambda. `fanout-lint --fix --unsafe-fixes` moves it to the nearest end
+of the range (unsafe: how often a message is retried changes). If your consumers need
+another range, change the rule's `min` and `max` options.
+
+CloudFormation:
+
+```yaml
+OrdersQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    RedrivePolicy: {deadLetterTargetArn: !GetAtt OrdersDLQ.Arn, maxReceiveCount: 5}
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "orders" {
+  redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.orders_dlq.arn, maxReceiveCount = 5 })
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
@@ -28,7 +46,10 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, verdict
-from fanout_lint.rule import Option, Rule, Violation
+from fanout_lint.model.vocabulary import term
+from fanout_lint.rule import Fix, Option, Rule, Violation
+
+from .common import single_values
 
 DEFAULT_MIN = 3
 DEFAULT_MAX = 5
@@ -57,14 +78,18 @@ def check(graph: Graph, options) -> list[Violation]:
         if isinstance(dlq, Queue):
             related.append((dlq, "dead-letter queue"))
         related += [(m, "event source mapping") for m in graph.consumers_of(queue.id)]
+        known = single_values(count)
+        target = min(max(known[0], low), high) if known is not None else None
         found.append(Violation(
             at=queue,
+            field="max_receive_count",
             message=(
-                f"maxReceiveCount {describe(count)} of {queue.resource} is outside {low} to "
-                f"{high}: {risk}; set it within {low} to {high} (AWS advises at least "
+                f"{term(queue, 'max_receive_count')} {describe(count)} of {queue.resource} is outside "
+                f"{low} to {high}: {risk}; set it within {low} to {high} (AWS advises at least "
                 f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
             ),
             related=tuple(related),
+            fix=Fix("max_receive_count", target, safe=False) if target is not None else None,
         ))
     return found
 

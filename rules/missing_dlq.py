@@ -12,9 +12,42 @@ it. It consumes capacity, hides among healthy messages, and then disappears with
 trace.
 
 ## How to fix
-Give the queue its own dead-letter queue: a `RedrivePolicy` with `deadLetterTargetArn`
-pointing at a queue used for nothing else and a `maxReceiveCount` of 3 to 5. Give the
+Give the queue its own dead-letter queue: a redrive policy whose `deadLetterTargetArn`
+points at a queue used for nothing else, with a `maxReceiveCount` of 3 to 5. Give the
 DLQ a longer retention than the source queue and an alarm on its depth.
+
+CloudFormation:
+
+```yaml
+OrdersQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    RedrivePolicy:
+      deadLetterTargetArn: !GetAtt OrdersDLQ.Arn
+      maxReceiveCount: 5
+OrdersDLQ:
+  Type: AWS::SQS::Queue
+  Properties:
+    MessageRetentionPeriod: 1209600
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "orders" {
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.orders_dlq.arn
+    maxReceiveCount     = 5
+  })
+}
+
+resource "aws_sqs_queue" "orders_dlq" {
+  message_retention_seconds = 1209600
+}
+```
+
+A queue that SAM's `SqsSubscription: true` creates cannot have one: declare the queue
+yourself and pass it to `SqsSubscription` as `QueueArn` and `QueueUrl`.
 
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
@@ -28,7 +61,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.rule import Rule, Violation
 
-from .common import queue_without_dlq, subscription_dlqs
+from .common import add_redrive, queue_without_dlq, subscription_dlqs
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -42,8 +75,7 @@ def check(graph: Graph, options) -> list[Violation]:
             at=queue,
             message=(
                 f"Queue {queue.resource} has no dead-letter queue: a message its consumer keeps "
-                "failing on returns forever until it expires; add a RedrivePolicy with its own "
-                "DLQ and a maxReceiveCount of 3 to 5"
+                f"failing on returns forever until it expires; {add_redrive(queue)}"
             ),
             related=tuple(feeders + consumers),
         ))

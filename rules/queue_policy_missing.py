@@ -31,6 +31,7 @@ from __future__ import annotations
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
+from fanout_lint.model.vocabulary import resource_type
 from fanout_lint.rule import Rule, Violation
 
 from .common import protocol_is, reported, sns_may_send, unresolved_policy_may_allow_sns
@@ -61,8 +62,8 @@ def check(graph: Graph, options) -> list[Violation]:
             at=queue,
             message=(
                 f"Queue {queue.resource} receives from SNS ({feeders}) but {state}: every "
-                "delivery is refused and the message dropped; add a queue policy allowing "
-                "sns.amazonaws.com sqs:SendMessage with aws:SourceArn set to the topic"
+                f"delivery is refused and the message dropped; add an {resource_type(queue, 'queue_policy')} "
+                "allowing sns.amazonaws.com sqs:SendMessage with aws:SourceArn set to the topic"
             ),
             related=tuple(related),
         ))

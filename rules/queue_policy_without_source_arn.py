@@ -26,9 +26,9 @@ least `StringEquals: {aws:SourceAccount: <your account>}`.
 from __future__ import annotations
 
 from fanout_lint.findings import Severity
-from fanout_lint.loaders.policy_documents import allows
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import QueuePolicy, Statement
+from fanout_lint.model.permissions import allows
 from fanout_lint.model.values import Known
 from fanout_lint.rule import Rule, Violation
 

@@ -1,6 +1,7 @@
 """## What it does
-Flags an SNS subscription with protocol `sqs` whose `RawMessageDelivery` is off or
-absent (the default is off).
+Flags an SNS subscription with protocol `sqs` whose raw message delivery
+(`RawMessageDelivery`, Terraform `raw_message_delivery`) is off or absent (the default
+is off).
 
 ## Why is this bad?
 Without raw delivery SNS does not deliver your message: it delivers a JSON envelope
@@ -12,10 +13,31 @@ Note the trade-off: with raw delivery, SNS message attributes arrive as SQS mess
 attributes (at most 10), not inside the envelope.
 
 ## How to fix
-Set `RawMessageDelivery: true` on the `AWS::SNS::Subscription` (Terraform:
-`raw_message_delivery = true`). Inline subscriptions (`AWS::SNS::Topic.Subscription`)
-and SAM's `SqsSubscription` cannot enable it: declare an `AWS::SNS::Subscription`
-instead.
+Turn raw message delivery on, and make the consumer read the message body as the event
+(this changes what the consumer receives, so `fanout-lint --fix` applies it only with
+`--unsafe-fixes`).
+
+CloudFormation:
+
+```yaml
+EmailSubscription:
+  Type: AWS::SNS::Subscription
+  Properties:
+    Protocol: sqs
+    RawMessageDelivery: true
+```
+
+Terraform:
+
+```hcl
+resource "aws_sns_topic_subscription" "email" {
+  protocol             = "sqs"
+  raw_message_delivery = true
+}
+```
+
+Inline subscriptions (`AWS::SNS::Topic.Subscription`) and SAM's `SqsSubscription`
+cannot enable it: declare an `AWS::SNS::Subscription` instead.
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-large-payload-raw-message-delivery.html
@@ -28,7 +50,8 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.model.values import describe, verdict
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.model.vocabulary import how_to_set, term
+from fanout_lint.rule import Fix, Rule, Violation
 
 from .common import named, protocol_is, reported
 
@@ -42,27 +65,18 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         queue = graph.get(sub.endpoint)
         related = ((queue, "queue"),) if queue is not None else ()
-        if sub.inline:
-            fix = (
-                "inline topic subscriptions cannot enable it: declare an "
-                "AWS::SNS::Subscription with RawMessageDelivery: true"
-            )
-        elif sub.generated_by.startswith("SAM"):
-            fix = (
-                "SAM's SqsSubscription cannot enable it: declare the queue and an "
-                "AWS::SNS::Subscription with RawMessageDelivery: true"
-            )
-        else:
-            fix = "set RawMessageDelivery to true"
         target = f" to {named(queue)}" if queue is not None else ""
         found.append(Violation(
             at=sub,
+            field="raw_message_delivery",
             message=(
                 f"{reported(sub)} delivers{target} without raw message delivery "
-                f"(RawMessageDelivery {describe(sub.raw_message_delivery)}): consumers get the "
-                f"SNS JSON envelope, not the message; {fix}"
+                f"({term(sub, 'raw_message_delivery')} {describe(sub.raw_message_delivery)}): consumers "
+                f"get the SNS JSON envelope, not the message; "
+                f"{how_to_set(sub, 'raw_message_delivery', True)}"
             ),
             related=related,
+            fix=Fix("raw_message_delivery", True, safe=False),
         ))
     return found
 

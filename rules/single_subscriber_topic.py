@@ -26,6 +26,7 @@ from __future__ import annotations
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Topic
+from fanout_lint.model.vocabulary import is_terraform
 from fanout_lint.rule import Rule, Violation
 
 from .common import is_standard, named, protocol_is
@@ -52,11 +53,15 @@ def check(graph: Graph, options) -> list[Violation]:
             message=(
                 f"Topic {topic.resource} delivers only to {target} and is not exported: SNS "
                 "adds a hop and a policy to maintain for no fan-out; send to the queue "
-                "directly, or export the topic if other stacks subscribe to it"
+                f"directly, or export the topic ({_export(topic)}) if other stacks subscribe to it"
             ),
             related=tuple(related),
         ))
     return found
+
+
+def _export(topic) -> str:
+    return "a Terraform output" if is_terraform(topic) else "an Outputs entry with an Export"
 
 
 RULE = Rule(

@@ -29,6 +29,7 @@ from __future__ import annotations
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
+from fanout_lint.model.vocabulary import resource_type, term_of
 from fanout_lint.rule import Rule, Violation
 
 from .common import protocol_is, reported, sns_may_invoke, unresolved_permission_may_allow_sns
@@ -53,8 +54,8 @@ def check(graph: Graph, options) -> list[Violation]:
             message=(
                 f"{reported(sub)} invokes {function.resource} but no Lambda permission lets "
                 "sns.amazonaws.com invoke it: every delivery is refused and the message "
-                "dropped; add a Lambda permission for sns.amazonaws.com with SourceArn set "
-                "to the topic"
+                f"dropped; add an {resource_type(sub, 'permission')} for sns.amazonaws.com with "
+                f"{term_of(sub, 'permission', 'source_arn')} set to the topic"
             ),
             related=tuple(related),
         ))

@@ -28,6 +28,7 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, verdict
+from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Rule, Violation
 
 from .common import protocol_is
@@ -53,9 +54,10 @@ def check(graph: Graph, options) -> list[Violation]:
         role = "receives from SNS" if deliveries[0][1] == "subscription" else "is an SNS dead-letter queue"
         found.append(Violation(
             at=queue,
+            field="kms_master_key_id",
             message=(
                 f"Queue {queue.resource} {role} but is encrypted with the AWS managed key "
-                f"(KmsMasterKeyId {describe(queue.kms_master_key_id)}), whose key policy cannot "
+                f"({term(queue, 'kms_master_key_id')} {describe(queue.kms_master_key_id)}), whose key policy cannot "
                 "let SNS use it: every delivery fails; use a customer managed key that allows "
                 "sns.amazonaws.com, or SSE-SQS"
             ),

@@ -26,6 +26,7 @@ from __future__ import annotations
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
+from fanout_lint.model.vocabulary import resource_type
 from fanout_lint.rule import Rule, Violation
 from .common import named, protocol_is, reported
 
@@ -43,12 +44,16 @@ def check(graph: Graph, options) -> list[Violation]:
             related.append((function, "function"))
         if topic is not None and not sub.inline:
             related.append((topic, "topic"))
+        advice = sub.written.why_fixed("endpoint") or (
+            f"subscribe an {resource_type(sub, 'queue')} instead and read it with an "
+            f"{resource_type(sub, 'mapping')}"
+        )
         found.append(Violation(
             at=sub,
+            field="protocol",
             message=(
                 f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
-                "spikes or keeps messages the function fails on; subscribe an SQS queue and "
-                "read it with an event source mapping"
+                f"spikes or keeps messages the function fails on; {advice}"
             ),
             related=tuple(related),
         ))

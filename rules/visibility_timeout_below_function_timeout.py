@@ -1,7 +1,8 @@
 """## What it does
 Flags a queue read by a Lambda function through an event source mapping when the
-queue's `VisibilityTimeout` (default 30 s) is below the function's `Timeout` (default
-3 s; SAM `Globals` apply). Equal is allowed.
+queue's visibility timeout (`VisibilityTimeout`, Terraform `visibility_timeout_seconds`;
+default 30 s) is below the function's timeout (`Timeout`, `timeout`; default 3 s; SAM
+`Globals` apply). Equal is allowed.
 
 ## Why is this bad?
 While the function still works on a batch, the messages become visible again and are
@@ -12,8 +13,26 @@ the deploy fails; raising the function timeout later is not rejected, and then t
 duplicates begin.
 
 ## How to fix
-Set the queue's `VisibilityTimeout` to at least the function timeout; AWS recommends
-six times the function timeout plus the mapping's `MaximumBatchingWindowInSeconds`.
+Set the queue's visibility timeout to at least the function timeout; AWS recommends
+six times the function timeout plus the mapping's batching window. `fanout-lint --fix`
+does that (a safe fix) when the values are written in the template.
+
+CloudFormation:
+
+```yaml
+ReportsQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    VisibilityTimeout: 360   # 6 x Timeout 60 s + MaximumBatchingWindowInSeconds 0 s
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "reports" {
+  visibility_timeout_seconds = 360 # 6 x timeout 60 s + maximum_batching_window_in_seconds 0 s
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
@@ -26,7 +45,10 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import candidates, describe, verdict
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.model.vocabulary import how_to_set, term
+from fanout_lint.rule import Fix, Rule, Violation
+
+from .common import recommended_timeout
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -45,14 +67,23 @@ def check(graph: Graph, options) -> list[Violation]:
         related = []
         for _, other_function, other_mapping in proving:
             related += [(other_function, "consumer"), (other_mapping, "event source mapping")]
+        recommended = recommended_timeout(graph, queue, 6)
+        advice = (
+            f"{how_to_set(queue, 'visibility_timeout', recommended)} (at least {needed}; AWS recommends "
+            f"6 x {term(function, 'timeout')} + {term(mapping, 'batching_window')})"
+            if recommended is not None
+            else f"set it to at least {needed} s (AWS recommends {6 * needed} s)"
+        )
         found.append(Violation(
             at=queue,
+            field="visibility_timeout",
             message=(
-                f"VisibilityTimeout {describe(queue.visibility_timeout, 's')} of {queue.resource} "
-                f"is below Timeout {describe(function.timeout, 's')} of {function.resource}; "
-                f"set it to at least {needed} s (AWS recommends {6 * needed} s)"
+                f"{term(queue, 'visibility_timeout')} {describe(queue.visibility_timeout, 's')} of "
+                f"{queue.resource} is below {term(function, 'timeout')} {describe(function.timeout, 's')} "
+                f"of {function.resource}: messages reappear while the function still works on them; {advice}"
             ),
             related=tuple(related),
+            fix=Fix("visibility_timeout", recommended, safe=True) if recommended is not None else None,
         ))
     return found
 

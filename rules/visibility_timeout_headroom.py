@@ -1,9 +1,11 @@
 """## What it does
 Flags a queue read by a Lambda function through an event source mapping when the
-queue's `VisibilityTimeout` (default 30 s) is at least the function's `Timeout`
-(default 3 s), so the deploy succeeds, but below what AWS recommends: six times the
-function timeout plus the mapping's `MaximumBatchingWindowInSeconds` (default 0 s). The
-factor is an option. A timeout below the function's is `visibility-timeout-below-function-timeout`.
+queue's visibility timeout (`VisibilityTimeout`, Terraform `visibility_timeout_seconds`;
+default 30 s) is at least the function's timeout (`Timeout`, `timeout`; default 3 s),
+so the deploy succeeds, but below what AWS recommends: six times the function timeout
+plus the mapping's batching window (`MaximumBatchingWindowInSeconds`,
+`maximum_batching_window_in_seconds`; default 0 s). The factor is an option. A timeout
+below the function's is `visibility-timeout-below-function-timeout`.
 
 ## Why is this bad?
 Lambda keeps a batch invisible only for the queue's visibility timeout. When the
@@ -13,10 +15,27 @@ function timeout. The message becomes visible again while it is still being proc
 and another invocation handles it a second time: duplicates with no error anywhere.
 
 ## How to fix
-Set the queue's `VisibilityTimeout` to at least `factor x Timeout +
-MaximumBatchingWindowInSeconds` of every function that reads it (with the default
-factor, 6 x 30 s + 0 s = 180 s for a 30 s function). Or lower the function timeout if
-the work is short.
+Set the queue's visibility timeout to at least `factor x function timeout + batching
+window` of every function that reads it (with the default factor, 6 x 30 s + 0 s = 180 s
+for a 30 s function), or lower the function timeout if the work is short.
+`fanout-lint --fix` raises it (a safe fix) when the values are written in the template.
+
+CloudFormation:
+
+```yaml
+OrdersQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    VisibilityTimeout: 180
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "orders" {
+  visibility_timeout_seconds = 180
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
@@ -30,7 +49,10 @@ from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import candidates, describe, verdict
-from fanout_lint.rule import Option, Rule, Violation
+from fanout_lint.model.vocabulary import how_to_set, term
+from fanout_lint.rule import Fix, Option, Rule, Violation
+
+from .common import recommended_timeout
 
 DEFAULT_FACTOR = 6
 
@@ -61,16 +83,19 @@ def check(graph: Graph, options) -> list[Violation]:
         related = []
         for _, other_function, other_mapping in short:
             related += [(other_function, "consumer"), (other_mapping, "event source mapping")]
+        recommended = recommended_timeout(graph, queue, factor)
         found.append(Violation(
             at=queue,
+            field="visibility_timeout",
             message=(
-                f"VisibilityTimeout {describe(queue.visibility_timeout, 's')} of {queue.resource} "
-                f"leaves no headroom for {function.resource}: AWS recommends {factor} x Timeout "
-                f"{describe(function.timeout, 's')} + MaximumBatchingWindowInSeconds "
-                f"{describe(mapping.batching_window, 's')} of {mapping.resource}; set it to at "
-                f"least {needed} s"
+                f"{term(queue, 'visibility_timeout')} {describe(queue.visibility_timeout, 's')} of "
+                f"{queue.resource} leaves no headroom for {function.resource}: AWS recommends {factor} x "
+                f"{term(function, 'timeout')} {describe(function.timeout, 's')} + "
+                f"{term(mapping, 'batching_window')} {describe(mapping.batching_window, 's')} of "
+                f"{mapping.resource}; {how_to_set(queue, 'visibility_timeout', recommended or needed)}"
             ),
             related=tuple(related),
+            fix=Fix("visibility_timeout", recommended, safe=True) if recommended is not None else None,
         ))
     return found
 

@@ -109,7 +109,7 @@ def test_malformed_yaml_is_reported_with_its_line_and_the_rest_is_still_linted(t
     assert "Traceback" not in proc.stderr + proc.stdout
     error = next(line for line in proc.stdout.splitlines() if "bad.yaml" in line)
     assert re.match(r".*bad\.yaml:\d+:\d+: error: invalid YAML: .+", error)
-    assert "good.yaml:7:3: FL001 [warning]" in proc.stdout
+    assert "good.yaml:11:7: FL001 [warning]" in proc.stdout  # on Protocol: lambda
 
 
 def test_malformed_json_is_reported_with_its_line(tmp_path):

@@ -226,7 +226,7 @@ def test_sam_generates_the_translator_resources_under_its_logical_ids():
     assert graph.get("Fn").timeout == Known(60)
     generated = graph.get("FnQueuedQueue")
     assert isinstance(generated, Queue) and generated.fifo == Known(True)  # FIFO topic by Ref
-    assert generated.loc.line == 12 and generated.generated_by
+    assert generated.loc.line == 12 and generated.written.transform
     assert graph.get("FnExistingEventSourceMapping").source == "Q"
     assert graph.get("MyPolicy").queues == ("Q",)
     permission = graph.get("FnDirectPermission")

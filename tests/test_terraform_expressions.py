@@ -179,8 +179,8 @@ def test_suppressions_above_and_inside_blocks(tmp_path):
     queue = graphs[0].queue("aws_sqs_queue.q")
     file = str(tmp_path / "main.tf")
     assert queue.suppressions == (
-        Suppression("missing-dlq", "drained by hand", None, Loc(file, 3)),
-        Suppression("FL202", "slow consumer", "2027-03-31", Loc(file, 5)),
+        Suppression("missing-dlq", "drained by hand", None, Loc(file, 3), "comment"),
+        Suppression("FL202", "slow consumer", "2027-03-31", Loc(file, 5), "comment"),
     )
     # A blank line separates the comment from the block: it is not the block's.
     subscription = graphs[0].get("aws_sns_topic_subscription.s")
@@ -208,7 +208,7 @@ def test_module_addresses_and_outputs(tmp_path):
     queue = graphs[0].queue("module.billing.aws_sqs_queue.this")
     assert isinstance(queue, Queue)
     assert queue.message_retention == Known(1000)
-    assert queue.loc == Loc(str(module / "main.tf"), 2)
+    assert queue.loc.start() == Loc(str(module / "main.tf"), 2)
     subscription = graphs[0].get("aws_sns_topic_subscription.s")
     assert subscription.endpoint == "module.billing.aws_sqs_queue.this"
     assert graphs[0].is_external(subscription.topic)

@@ -134,8 +134,8 @@ resource "aws_lambda_event_source_mapping" "m" {
     for graph in (hcl, plan):
         uses = {(u.user, u.via) for u in graph.dead_letter_uses("aws_sqs_queue.dlq")}
         assert uses == {
-            ("aws_lambda_function.f", "dead_letter_config"),
-            ("aws_lambda_event_source_mapping.m", "destination_config on_failure"),
+            ("aws_lambda_function.f", "dead_letter_config.target_arn"),
+            ("aws_lambda_event_source_mapping.m", "destination_config.on_failure.destination_arn"),
         }
         mapping = graph.get("aws_lambda_event_source_mapping.m")
         assert (mapping.source, mapping.function) == ("aws_sqs_queue.dlq", "aws_lambda_function.f")

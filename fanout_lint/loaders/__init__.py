@@ -41,12 +41,15 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         return [], []
     from fanout_lint.loaders.cloudformation import load_template
 
-    return [load_template(parsed, path)], []
+    return [load_template(parsed, path, _syntax(text, path), text)], []
+
+
+def _syntax(text: str, path: str) -> str:
+    return "json" if path.lower().endswith(".json") or text.lstrip().startswith("{") else "yaml"
 
 
 def _parse(text: str, path: str):
-    stripped = text.lstrip()
-    if path.lower().endswith(".json") or stripped.startswith("{"):
+    if _syntax(text, path) == "json":
         return parse_json(text, path)
     return parse_yaml(text, path)
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from fanout_lint.budget import Budget, TooLarge
+from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.names import named_resource
-from fanout_lint.loaders.source import Map
-from fanout_lint.model.nodes import External, Loc
+from fanout_lint.model.nodes import Loc
 from fanout_lint.model.values import (
     PARAMETER,
     Known,
@@ -86,10 +86,8 @@ class Intrinsics:
     parameters: dict[str, Any]  # name -> parameter declaration (a mapping)
     mappings: dict[str, Any]
     resource_types: dict[str, str]  # logical id -> Type
-    # physical names: (kind, name) -> logical id, with kind one of queue/topic/function
-    names: dict[tuple[str, str], str] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # Lambda alias/version -> function
-    externals: dict[str, External] = field(default_factory=dict)
+    # literal names, aliases and external nodes, as for every format
+    linker: Linker = field(default_factory=lambda: Linker({}))
     budget: Budget = field(default_factory=Budget)
     # (id(node), depth) -> (node, value); the node is kept so its id cannot be reused
     _memo: dict = field(default_factory=dict)
@@ -271,8 +269,8 @@ class Intrinsics:
         if found is ABSENT:
             return None
         if isinstance(found, str) and found in self.resource_types:
-            return self.aliases.get(found, found)
-        return self._external(found or _describe(node), loc)
+            return self.linker.internal(found)
+        return self.linker.external(found or _describe(node), loc)
 
     def internal_target(self, node: Any, kind: str) -> str | None:
         """The logical id ``node`` points at when that is a resource of the unit, else None.
@@ -284,7 +282,7 @@ class Intrinsics:
             return None
         found = self._target(node, kind, 0)
         if isinstance(found, str) and found in self.resource_types:
-            return self.aliases.get(found, found)
+            return self.linker.internal(found)
         return None
 
     def _target(self, node: Any, kind: str, depth: int):
@@ -339,7 +337,7 @@ class Intrinsics:
 
     def _literal(self, text: str, kind: str) -> str | None:
         """A literal ARN, queue URL or name that names a resource of the template."""
-        return named_resource(text, kind, self.names)
+        return named_resource(text, kind, self.linker.names)
 
     def _resources_named_in(self, node: Any) -> set[str]:
         """Resources a Fn::Sub or Fn::Join refers to (pseudo parameters aside)."""
@@ -376,11 +374,6 @@ class Intrinsics:
                 stack.extend((v, depth + 1) for v in item)
         return found
 
-    def _external(self, label: str, loc: Loc) -> str:
-        node_id = f"external: {label}"
-        if node_id not in self.externals:
-            self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
-        return node_id
 
 
 # Pseudo parameters have one value per stack: an ARN, URL or name written with them names
@@ -480,19 +473,3 @@ def _scalar_text(value: Any, limit: int = 80, quoted: bool = False) -> str:
         return repr(value)
     except ValueError:  # an integer too long to print
         return "<number>"
-
-
-def is_absent(container: Any, key: str) -> bool:
-    return not isinstance(container, dict) or key not in container
-
-
-def props_of(resource: Any) -> Map | dict:
-    props = resource.get("Properties") if isinstance(resource, dict) else None
-    return props if isinstance(props, dict) else {}
-
-
-def known_strings(value: Value) -> list[str] | None:
-    options = candidates(value)
-    if options is None:
-        return None
-    return [o.value for o in options if isinstance(o.value, str)]

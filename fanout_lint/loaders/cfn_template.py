@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fanout_lint.loaders.source import Map, loc_of
-from fanout_lint.model.nodes import Loc
+from fanout_lint.loaders.located import Map, loc_of
+from fanout_lint.model.nodes import Body, Loc, Written
 
 TEMPLATE_VERSION_KEY = "AWSTemplateFormatVersion"
 SAM_TRANSFORM = "AWS::Serverless-2016-10-31"
@@ -24,13 +24,16 @@ class RawResource:
     props: dict
     loc: Loc
     metadata: dict = field(default_factory=dict)
-    generated_by: str = ""
+    written: Written | None = None  # the construct that generated it (SAM), when not a plain resource
     resource: str = ""  # what findings name, when not the id
     connectors: dict = field(default_factory=dict)  # SAM's resource-level Connectors attribute
     # False when the template hides the properties (an intrinsic or an AWS::Include in place
     # of them): none is absent, every one is unknown.
     props_known: bool = True
     condition: str | None = None  # the resource's Condition attribute
+    node: dict | None = None  # the resource's own mapping (Type, Properties, ...)
+    body: Body | None = None  # where a new setting goes, when not in ``props`` (a SAM event's)
+    syntax: str = "yaml"  # yaml or json: how a fix writes
 
     def prop_loc(self, key: str) -> Loc:
         return loc_of(self.props, key, self.loc)
@@ -70,7 +73,7 @@ def means_sam(data: dict, resources: list["RawResource"]) -> bool:
     return uses_sam(data) or any(r.type.startswith("AWS::Serverless::") for r in resources)
 
 
-def raw_resources(data: dict, file: str) -> list[RawResource]:
+def raw_resources(data: dict, file: str, syntax: str = "yaml") -> list[RawResource]:
     resources = data.get("Resources")
     if not isinstance(resources, dict):
         return []
@@ -96,6 +99,8 @@ def raw_resources(data: dict, file: str) -> list[RawResource]:
                 connectors=connectors if isinstance(connectors, dict) else {},
                 props_known=_shows_properties(props),
                 condition=condition if isinstance(condition, str) else None,
+                node=body,
+                syntax=syntax,
             )
         )
     return out

@@ -146,6 +146,7 @@ class Block:
     end_line: int
     column: int = 1
     end_column: int = 0  # just after the closing brace
+    header_end: tuple = (0, 0)  # (line, column) just after the last label: the resource's own span
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,7 @@ def _body(tree: Tree, depth: int) -> Body:
                 end_line=child.meta.end_line,
                 column=_first_token(child).column,
                 end_column=_last_token(child).end_column,
+                header_end=(_last_token(header[-1]).end_line, _last_token(header[-1]).end_column),
             ))
     return Body(attributes, tuple(blocks))
 

@@ -65,6 +65,10 @@ class _Text:
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
 
+    def key_loc(self, offset: int) -> Loc:
+        """The span of the quoted key that starts at ``offset``, as libyaml marks a key."""
+        return self.span(offset, _step_over(self.text, offset))
+
     def span(self, start: int, end: int) -> Loc:
         first, last = self.loc(start), self.loc(end)
         return Loc(self.file, first.line, first.column, last.line, last.column)
@@ -88,8 +92,8 @@ class JsonMap(Map):
             self.loc = self._src.loc(self._src.start(self._at))
             return self.loc
         if name == "key_locs":
-            loc = self._src.loc
-            self.key_locs = {key: loc(offset) for key, offset in self._key_at.items()}
+            key_loc = self._src.key_loc
+            self.key_locs = {key: key_loc(offset) for key, offset in self._key_at.items()}
             return self.key_locs
         raise AttributeError(name)
 
@@ -97,7 +101,7 @@ class JsonMap(Map):
         # One key's location, without making those of all the others (key_locs is made
         # from the same offsets; nothing writes locations into a parsed mapping).
         offset = self._key_at.get(key)
-        return self.loc if offset is None else self._src.loc(offset)
+        return self.loc if offset is None else self._src.key_loc(offset)
 
     # Spans are rare (a finding's attribute, a fix): found from the key's offset with the
     # C scanner of ``json``, never stored.

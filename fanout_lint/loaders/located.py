@@ -114,3 +114,58 @@ def value_span(container, key) -> Loc | None:
         except TypeError:
             return None
     return None
+
+
+class MapSite:
+    """Where ``container[key]`` is written (a ``values.Site`` for YAML and JSON)."""
+
+    __slots__ = ("container", "key")
+
+    def __init__(self, container: Map, key):
+        self.container = container
+        self.key = key
+
+    def entry(self) -> Loc:
+        return self.container.span_of(self.key) or self.container.loc_of(self.key)
+
+    def value(self) -> Loc | None:
+        return self.container.value_span(self.key)
+
+
+class DerivedMap(Map):
+    """A mapping made of entries of other mappings, each located where it was written.
+
+    The SAM expansion builds the resources the translator would generate out of the
+    properties of a function and its events (the mapping's ``EventSourceArn`` is the
+    event's ``Queue``): their settings stay located where the user wrote them, and a new
+    setting goes where the user would write it (``home``, the event's properties).
+    """
+
+    __slots__ = ("origins", "home")
+
+    def __init__(self, loc: Loc, home: Map | None = None):
+        super().__init__(loc)
+        self.origins: dict = {}
+        self.home = home
+
+    def take(self, key, source, source_key=None) -> None:
+        """``self[key] = source[source_key]``, keeping where it was written."""
+        source_key = key if source_key is None else source_key
+        self[key] = source[source_key]
+        if isinstance(source, Map):
+            self.origins[key] = (source, source_key)
+
+    def loc_of(self, key) -> Loc:
+        origin = self.origins.get(key)
+        return origin[0].loc_of(origin[1]) if origin else self.loc
+
+    def span_of(self, key) -> Loc | None:
+        origin = self.origins.get(key)
+        return origin[0].span_of(origin[1]) if origin else None
+
+    def value_span(self, key) -> Loc | None:
+        origin = self.origins.get(key)
+        return origin[0].value_span(origin[1]) if origin else None
+
+    def body(self) -> Loc | None:
+        return self.home.body() if self.home is not None else None

@@ -18,6 +18,12 @@ IDs and located at the event in the source:
 Connectors (``AWS::Serverless::Connector`` and the ``Connectors`` property) that let a
 topic write to a queue or a function become the queue policy or permission they grant.
 See docs/design.md and the AWS SAM documentation for the exact shapes.
+
+The generated resources keep their settings located where the user wrote them (the
+mapping's ``BatchSize`` is the event's), and each says, as a ``Written`` construct, how
+SAM names its settings and which ones it cannot express (the queue of
+``SqsSubscription: true`` has no redrive policy), so that findings give advice the user
+can follow in SAM.
 """
 
 from __future__ import annotations
@@ -25,9 +31,44 @@ from __future__ import annotations
 from typing import Any
 
 from fanout_lint.loaders.cfn_template import RawResource
-from fanout_lint.loaders.source import Map, loc_of
+from fanout_lint.loaders.located import DerivedMap, Map, loc_of
+from fanout_lint.model.nodes import Body, Written
 
 FUNCTION_GLOBALS = "Function"
+_SQS_SUBSCRIPTION_QUEUE = (
+    "SAM's SqsSubscription: true creates this queue with default settings: declare the queue "
+    "yourself (AWS::SQS::Queue with the settings it needs) and pass it to SqsSubscription as "
+    "QueueArn and QueueUrl"
+)
+
+# How SAM names the settings of what it generates, and what it cannot express.
+FUNCTION = Written("cloudformation", "AWS::Serverless::Function",
+                   names=(("dead_letter", "DeadLetterQueue.TargetArn"),))
+SQS_EVENT = Written("cloudformation", "SAM SQS event", transform=True, names=(("source", "Queue"),))
+SNS_EVENT = Written(
+    "cloudformation", "SAM SNS event", transform=True, names=(("topic", "Topic"),),
+    fixed=(("endpoint", "set SqsSubscription: true on the SNS event, or better, declare the queue "
+                        "yourself and read it with an SQS event"),),
+)
+SQS_SUBSCRIPTION_QUEUE = Written(
+    "cloudformation", "SAM SqsSubscription", transform=True,
+    fixed=(("*", _SQS_SUBSCRIPTION_QUEUE),),
+)
+SQS_SUBSCRIPTION = Written(
+    "cloudformation", "SAM SqsSubscription", transform=True, names=(("topic", "Topic"),),
+    fixed=(("raw_message_delivery", "SAM's SqsSubscription cannot enable it: declare the queue and an "
+                                    "AWS::SNS::Subscription with RawMessageDelivery: true"),),
+)
+SQS_SUBSCRIPTION_MAPPING = Written(
+    "cloudformation", "SAM SqsSubscription", transform=True, names=(("batch_size", "SqsSubscription.BatchSize"),),
+    fixed=(("response_types", "SAM's SqsSubscription cannot enable it: declare the queue and an SQS event "
+                              "with FunctionResponseTypes: [ReportBatchItemFailures], or set the "
+                              "SqsSubscription's BatchSize to 1"),),
+)
+SQS_SUBSCRIPTION_POLICY = Written("cloudformation", "SAM SqsSubscription", transform=True)
+CONNECTOR = Written("cloudformation", "SAM connector", transform=True)
+EVENT_INVOKE_CONFIG = Written("cloudformation", "SAM EventInvokeConfig", transform=True)
+AUTO_PUBLISH_ALIAS = Written("cloudformation", "SAM AutoPublishAlias", transform=True)
 
 
 def expand(resources: list[RawResource], data: dict) -> list[RawResource]:
@@ -63,13 +104,16 @@ def _embedded_connectors(resource: RawResource, by_id: dict) -> list[RawResource
     return out
 
 
-def _merged(local: dict, global_props: dict) -> dict:
-    merged = Map(getattr(local, "loc", None)) if isinstance(local, Map) else {}
+def _located(loc, home: Map | None = None) -> DerivedMap:
+    return DerivedMap(loc, home if isinstance(home, Map) else None)
+
+
+def _merged(local: dict, global_props: dict) -> DerivedMap:
+    """The function's properties over Globals, each located where it is written."""
+    merged = _located(getattr(local, "loc", None), local)
     for source in (global_props, local):
-        for key, value in source.items():
-            merged[key] = value
-            if isinstance(merged, Map) and isinstance(source, Map):
-                merged.key_locs[key] = source.loc_of(key)
+        for key in source:
+            merged.take(key, source)
     return merged
 
 
@@ -77,37 +121,38 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
     fn = resource.id
     if not resource.props_known:  # hidden properties: nothing is known of it or its events
         return [RawResource(id=fn, type="AWS::Lambda::Function", props={}, loc=resource.loc,
-                            metadata=resource.metadata, props_known=False, condition=resource.condition)]
+                            metadata=resource.metadata, props_known=False, condition=resource.condition,
+                            written=FUNCTION)]
     props = _merged(resource.props, function_globals)
-    lambda_props = {
-        key: props[key]
-        for key in ("FunctionName", "Timeout", "DeadLetterConfig")
-        if key in props
-    }
-    if isinstance(props, Map):
-        lambda_props = _with_locs(lambda_props, props)
+    lambda_props = _located(props.loc, resource.props)
+    for key in ("FunctionName", "Timeout", "DeadLetterConfig"):
+        if key in props:
+            lambda_props.take(key, props)
     dlq = props.get("DeadLetterQueue")
     if isinstance(dlq, dict) and "TargetArn" in dlq:
-        lambda_props["DeadLetterConfig"] = {"TargetArn": dlq["TargetArn"]}
+        config = _located(getattr(dlq, "loc", resource.loc), dlq)
+        config.take("TargetArn", dlq)
+        lambda_props["DeadLetterConfig"] = config
     out = [
         RawResource(
             id=fn, type="AWS::Lambda::Function", props=lambda_props, loc=resource.loc,
-            metadata=resource.metadata, condition=resource.condition,
+            metadata=resource.metadata, condition=resource.condition, written=FUNCTION,
+            node=resource.node,
         )
     ]
     invoke_config = props.get("EventInvokeConfig")
     if isinstance(invoke_config, dict):
-        out.append(
-            _generated(f"{fn}EventInvokeConfig", "AWS::Lambda::EventInvokeConfig", {
-                "FunctionName": {"Ref": fn},
-                "DestinationConfig": invoke_config.get("DestinationConfig"),
-            }, resource, resource.loc, "SAM EventInvokeConfig")
-        )
+        config = _located(getattr(invoke_config, "loc", resource.loc), invoke_config)
+        config["FunctionName"] = {"Ref": fn}
+        if "DestinationConfig" in invoke_config:
+            config.take("DestinationConfig", invoke_config)
+        out.append(_generated(f"{fn}EventInvokeConfig", "AWS::Lambda::EventInvokeConfig", config, resource,
+                              resource.loc, EVENT_INVOKE_CONFIG))
     alias = props.get("AutoPublishAlias")
     if isinstance(alias, str):
         out.append(
             _generated(f"{fn}Alias{alias}", "AWS::Lambda::Alias", {"FunctionName": {"Ref": fn}},
-                       resource, resource.loc, "SAM AutoPublishAlias")
+                       resource, resource.loc, AUTO_PUBLISH_ALIAS)
         )
     events = props.get("Events")
     if isinstance(events, dict):
@@ -118,18 +163,12 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
     return out
 
 
-def _with_locs(values: dict, source: Map) -> Map:
-    located = Map(source.loc)
-    for key, value in values.items():
-        located[key] = value
-        located.key_locs[key] = source.loc_of(key)
-    return located
-
-
-def _generated(logical_id, type_, props, origin: RawResource, loc, how: str) -> RawResource:
+def _generated(logical_id, type_, props, origin: RawResource, loc, written: Written,
+               body: Body | None = None) -> RawResource:
     # SAM copies the Condition of a function or connector to what it generates from it.
-    return RawResource(id=logical_id, type=type_, props=props, loc=loc, generated_by=how,
-                       metadata=origin.metadata, condition=origin.condition)
+    return RawResource(id=logical_id, type=type_, props=props, loc=loc, written=written,
+                       metadata=origin.metadata, condition=origin.condition, body=body,
+                       syntax=origin.syntax)
 
 
 def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: dict) -> list[RawResource]:
@@ -137,70 +176,86 @@ def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: d
     props = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
     logical = f"{fn}{name}"
     if kind == "SQS":
-        mapping = {"EventSourceArn": props.get("Queue"), "FunctionName": {"Ref": fn}}
+        mapping = _located(getattr(props, "loc", loc), props)
+        if "Queue" in props:
+            mapping.take("EventSourceArn", props, "Queue")
+        mapping["FunctionName"] = {"Ref": fn}
         for key in ("BatchSize", "Enabled", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes",
                     "FilterCriteria", "ScalingConfig"):
             if key in props:
-                mapping[key] = props[key]
-        return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc,
-                           "SAM SQS event")]
+                mapping.take(key, props)
+        # a new setting goes into the event's Properties, where SAM reads it from
+        body = props.body() if isinstance(props, Map) and props else None
+        return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc, SQS_EVENT,
+                           Body(body, resource.syntax) if body is not None else None)]
     target = {"Arn": {"Fn::GetAtt": [fn, "Arn"]}}
     dead_letter = props.get("DeadLetterConfig")
     if isinstance(dead_letter, dict) and "Arn" in dead_letter:
-        target["DeadLetterConfig"] = {"Arn": dead_letter["Arn"]}
+        config = _located(getattr(dead_letter, "loc", loc), dead_letter)
+        config.take("Arn", dead_letter)
+        target["DeadLetterConfig"] = config
     if kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent"):
         return [_generated(logical, "AWS::Events::Rule", {"Targets": [target]}, resource, loc,
-                           f"SAM {kind} event")]
+                           Written("cloudformation", f"SAM {kind} event", transform=True))]
     if kind == "ScheduleV2":
         return [_generated(logical, "AWS::Scheduler::Schedule", {"Target": target}, resource, loc,
-                           "SAM ScheduleV2 event")]
+                           Written("cloudformation", "SAM ScheduleV2 event", transform=True))]
     if kind != "SNS":
         return []
     topic = props.get("Topic")
-    subscription = {"TopicArn": topic}
+    subscription = _located(getattr(props, "loc", loc), props)
+    if "Topic" in props:
+        subscription.take("TopicArn", props, "Topic")
     for key in ("FilterPolicy", "FilterPolicyScope", "RedrivePolicy", "Region"):
         if key in props:
-            subscription[key] = props[key]
+            subscription.take(key, props)
     sqs = props.get("SqsSubscription")
     if sqs is True or (isinstance(sqs, str) and sqs.lower() == "true"):
         queue_id = f"{logical}Queue"
         queue_props = {"FifoQueue": True} if _topic_is_fifo(topic, by_id) else {}
+        subscription.update({"Protocol": "sqs", "Endpoint": {"Fn::GetAtt": [queue_id, "Arn"]}})
         return [
-            _generated(queue_id, "AWS::SQS::Queue", queue_props, resource, loc, "SAM SqsSubscription"),
-            _queue_policy(f"{logical}QueuePolicy", [{"Ref": queue_id}], topic, resource, loc),
-            _generated(logical, "AWS::SNS::Subscription",
-                       {**subscription, "Protocol": "sqs", "Endpoint": {"Fn::GetAtt": [queue_id, "Arn"]}},
-                       resource, loc, "SAM SqsSubscription"),
+            _generated(queue_id, "AWS::SQS::Queue", queue_props, resource, loc, SQS_SUBSCRIPTION_QUEUE),
+            _queue_policy(f"{logical}QueuePolicy", [{"Ref": queue_id}], topic, resource, loc,
+                          SQS_SUBSCRIPTION_POLICY),
+            _generated(logical, "AWS::SNS::Subscription", subscription, resource, loc, SQS_SUBSCRIPTION),
             _generated(f"{logical}EventSourceMapping", "AWS::Lambda::EventSourceMapping",
                        {"EventSourceArn": {"Fn::GetAtt": [queue_id, "Arn"]}, "FunctionName": {"Ref": fn},
-                        "BatchSize": 10, "Enabled": True}, resource, loc, "SAM SqsSubscription"),
+                        "BatchSize": 10, "Enabled": True}, resource, loc, SQS_SUBSCRIPTION_MAPPING),
         ]
     if isinstance(sqs, dict):
         policy_id = sqs.get("QueuePolicyLogicalId")
         policy_id = policy_id if isinstance(policy_id, str) else f"{logical}QueuePolicy"
+        subscription["Protocol"] = "sqs"
+        if "QueueArn" in sqs:
+            subscription.take("Endpoint", sqs, "QueueArn")
+        mapping = _located(getattr(sqs, "loc", loc))
+        if "QueueArn" in sqs:
+            mapping.take("EventSourceArn", sqs, "QueueArn")
+        mapping["FunctionName"] = {"Ref": fn}
+        if "BatchSize" in sqs:
+            mapping.take("BatchSize", sqs)
+        else:
+            mapping["BatchSize"] = 10
+        mapping["Enabled"] = True  # SAM ignores SqsSubscription.Enabled and always enables the mapping
         return [
-            _queue_policy(policy_id, [sqs.get("QueueUrl")], topic, resource, loc),
-            _generated(logical, "AWS::SNS::Subscription",
-                       {**subscription, "Protocol": "sqs", "Endpoint": sqs.get("QueueArn")},
-                       resource, loc, "SAM SqsSubscription"),
-            # SAM ignores SqsSubscription.Enabled and always enables the mapping.
-            _generated(f"{logical}EventSourceMapping", "AWS::Lambda::EventSourceMapping",
-                       {"EventSourceArn": sqs.get("QueueArn"), "FunctionName": {"Ref": fn},
-                        "BatchSize": sqs.get("BatchSize", 10), "Enabled": True},
-                       resource, loc, "SAM SqsSubscription"),
+            _queue_policy(policy_id, [sqs.get("QueueUrl")], topic, resource, loc, SQS_SUBSCRIPTION_POLICY),
+            _generated(logical, "AWS::SNS::Subscription", subscription, resource, loc, SQS_SUBSCRIPTION),
+            _generated(f"{logical}EventSourceMapping", "AWS::Lambda::EventSourceMapping", mapping,
+                       resource, loc, SQS_SUBSCRIPTION_MAPPING),
         ]
+    subscription.update({"Protocol": "lambda", "Endpoint": {"Fn::GetAtt": [fn, "Arn"]}})
     return [
         _generated(f"{logical}Permission", "AWS::Lambda::Permission",
                    {"FunctionName": {"Ref": fn}, "Action": "lambda:InvokeFunction",
                     "Principal": "sns.amazonaws.com", "SourceArn": topic},
-                   resource, loc, "SAM SNS event"),
-        _generated(logical, "AWS::SNS::Subscription",
-                   {**subscription, "Protocol": "lambda", "Endpoint": {"Fn::GetAtt": [fn, "Arn"]}},
-                   resource, loc, "SAM SNS event"),
+                   resource, loc, SNS_EVENT),
+        _generated(logical, "AWS::SNS::Subscription", subscription, resource, loc, SNS_EVENT),
     ]
 
 
-def _queue_policy(logical_id: str, queues: list, topic: Any, origin: RawResource, loc) -> RawResource:
+def _queue_policy(logical_id: str, queues: list, topic: Any, origin: RawResource, loc,
+                  written: Written) -> RawResource:
     statement = {
         "Effect": "Allow",
         "Principal": "*",
@@ -209,7 +264,7 @@ def _queue_policy(logical_id: str, queues: list, topic: Any, origin: RawResource
     }
     return _generated(logical_id, "AWS::SQS::QueuePolicy",
                       {"Queues": queues, "PolicyDocument": {"Version": "2012-10-17", "Statement": [statement]}},
-                      origin, loc, "SAM SqsSubscription")
+                      origin, loc, written)
 
 
 def _topic_is_fifo(topic: Any, by_id: dict) -> bool:
@@ -244,16 +299,14 @@ def _connector(resource: RawResource, props: dict, logical: str, by_id: dict) ->
         target_type, target_arn, target_url = _reference(destination, by_id)
         suffix = "" if len(destinations) == 1 else f"Destination{index}"
         if target_type == "AWS::SQS::Queue" and (target_url or target_arn) is not None:
-            policy = _queue_policy(f"{logical}{suffix}QueuePolicy", [target_url or target_arn], topic_arn,
-                                   resource, resource.loc)
-            policy.generated_by = "SAM connector"
-            out.append(policy)
+            out.append(_queue_policy(f"{logical}{suffix}QueuePolicy", [target_url or target_arn], topic_arn,
+                                     resource, resource.loc, CONNECTOR))
         elif target_type in ("AWS::Lambda::Function", "AWS::Serverless::Function") and target_arn is not None:
             out.append(
                 _generated(f"{logical}{suffix}WriteLambdaPermission", "AWS::Lambda::Permission",
                            {"FunctionName": target_arn, "Action": "lambda:InvokeFunction",
                             "Principal": "sns.amazonaws.com", "SourceArn": topic_arn},
-                           resource, resource.loc, "SAM connector")
+                           resource, resource.loc, CONNECTOR)
             )
     return out
 

@@ -196,7 +196,9 @@ def _build(parser, file: str):
                 container.append(value)
                 container.item_locs.append(Loc(file, mark.line + 1, mark.column + 1))
             elif frame[1] is _NO_KEY:
-                loc = Loc(file, mark.line + 1, mark.column + 1)
+                # a key's location spans it: a resource-level finding highlights the logical ID
+                end = event.end_mark
+                loc = Loc(file, mark.line + 1, mark.column + 1, end.line + 1, end.column + 1)
                 frame[1], frame[2] = _hashable(value, loc), loc
             else:
                 container[frame[1]] = value

@@ -1,13 +1,12 @@
 """Terraform directories (and their local modules) into the resource graph.
 
-The nodes are those the CloudFormation loader builds, so no rule knows which format it
-reads: a node's id is the Terraform address (``aws_sqs_queue.orders``,
-``module.billing.aws_sqs_queue.this``) and its location the block's line in its file.
-What each resource type means is ``terraform_resources.py`` (shared with the plan
-loader); this module answers its questions from HCL: arguments evaluated in the
-resource's scope (an argument set to ``null`` is absent, so the provider default
-applies), references followed to the resources of the unit, comments read as
-suppressions.
+A node's id is the Terraform address (``aws_sqs_queue.orders``,
+``module.billing.aws_sqs_queue.this``) and its location the block in its file. What each
+resource type means is the schema (``model/schema.py``), read by the one builder
+(``build.py``) through an ``HclView``: arguments evaluated in the resource's scope (an
+argument set to ``null`` is absent, so the provider default applies), references
+followed to the resources of the unit through the ``Linker``, comments read as
+suppressions. Every written argument keeps its span, so findings point at it.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from typing import Any
 
 from fanout_lint.budget import TooLarge
 from fanout_lint.findings import LoadError
+from fanout_lint.loaders.build import build
 from fanout_lint.loaders.hcl_expressions import (
     ATOMS,
     EvalError,
@@ -28,7 +28,8 @@ from fanout_lint.loaders.hcl_expressions import (
     refs_in,
     render,
 )
-from fanout_lint.loaders.hcl_syntax import Block
+from fanout_lint.loaders.hcl_syntax import Attribute, Block, Call, Literal, ObjectExpr
+from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.terraform_modules import (
     Instance,
     Module,
@@ -39,54 +40,40 @@ from fanout_lint.loaders.terraform_modules import (
     load_unit,
     several,
 )
-from fanout_lint.loaders.names import named_resource
-from fanout_lint.loaders.terraform_resources import (
-    HANDLERS,
-    NAME_ARGUMENTS,
-    Collected,
-    add_resource,
-)
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import NONE, External, Loc, Suppression, Unit
-from fanout_lint.model.values import Known, Unknown, Value, candidates, choice
+from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
+from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
+
+# Resources the builder reads: the schema's, aliases, and redrive policies set apart.
+_READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
 def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
     unit, root = load_unit(path)
     if root is None or unit.incomplete:
         return [], unit.errors
-    resolver = _Resolver(unit, root)
-    out = Collected()
+    linker = Linker({address: r.type for address, r in unit.resources.items()})
+    resolver = _Resolver(unit, root, linker)
+    views = []
     for resource in unit.resources.values():
-        unit.budget.at(resource.file, resource.block.line, resource.address)
-        if resource.type in HANDLERS and exists(resource):
-            add_resource(out, _HclResource(resolver, resource))
-    graph = Graph(
-        Unit(path, "terraform", tuple(unit.files)),
-        out.finish() + list(resolver.externals.values()),
-        out.dead_letter_uses,
-    )
-    return [graph], unit.errors
+        if resource.type in _READ and exists(resource):
+            unit.budget.at(resource.file, resource.block.line, resource.address)
+            views.append(HclView(resolver, resource))
+    nodes, uses = build(views, linker)
+    return [Graph(Unit(path, "terraform", tuple(unit.files)), nodes, uses, sources=dict(unit.texts))], unit.errors
 
 
 class _Resolver:
     """Arguments evaluated and references followed, with what the unit's resources share:
-    names (for literal ARNs), exported addresses, scopes, External nodes."""
+    exported addresses, scopes, and the linker (names, aliases, External nodes)."""
 
-    def __init__(self, unit: UnitState, root: Module):
+    def __init__(self, unit: UnitState, root: Module, linker: Linker):
         self.unit = unit
-        self.externals: dict[str, External] = {}
-        self.names: dict[tuple[str, str], str] = {}
+        self.linker = linker
         self.scopes: dict[str, Instance] = {}
         self.exported: set[str] = set()
         self.comment_lines: dict[str, list[int]] = {}  # file -> its comment lines, sorted
-        for resource in unit.resources.values():
-            unit.budget.at(resource.file, resource.block.line, resource.address)
-            if resource.type in NAME_ARGUMENTS and exists(resource):
-                kind, argument = NAME_ARGUMENTS[resource.type]
-                name = self.value(resource, argument)
-                if isinstance(name, Known) and isinstance(name.value, str):
-                    self.names.setdefault((kind, name.value), resource.address)
         for output in root.outputs:
             value = root.output(output)
             for option in candidates(value) or ():
@@ -112,7 +99,9 @@ class _Resolver:
 
     def loc(self, resource: Resource, name: str | None = None, block: Block | None = None) -> Loc:
         attribute = (block or resource.block).body.attributes.get(name) if name else None
-        return Loc(resource.file, attribute.line if attribute else resource.block.line, 1)
+        if attribute is not None:
+            return Loc(resource.file, attribute.line, attribute.column)
+        return Loc(resource.file, resource.block.line, resource.block.column)
 
     def target(self, resource: Resource, name: str, kind: str | None, block: Block | None = None) -> str | None:
         """The node an argument points at, an External node, or None when it is unset."""
@@ -139,43 +128,30 @@ class _Resolver:
     def target_of(self, value: Value, kind: str | None, label: str, loc: Loc) -> str | None:
         options = candidates(value)
         if options is None:
-            return self.external(label, loc)
+            return self.linker.external(label, loc)
         found = {self._payload_target(o.value, kind) for o in options}
         if found == {None}:
             return None
         if len(found) == 1:
             found_one = found.pop()
-            return found_one if found_one != "" else self.external(label, loc)
-        return self.external("conditional reference", loc)
+            return found_one if found_one != "" else self.linker.external(label, loc)
+        return self.linker.external("conditional reference", loc)
 
     def _payload_target(self, payload: Any, kind: str | None) -> str | None:
         """An address, "" for something outside the unit, None for null."""
         if payload is None:
             return None
         if isinstance(payload, Ref):
-            return self._follow_alias(payload.address)
+            return self._resource(payload.address)
         if isinstance(payload, Interpolated):
             addresses = {r.address for r in payload.parts if isinstance(r, Ref)}
-            return self._follow_alias(addresses.pop()) if len(addresses) == 1 else ""
+            return self._resource(addresses.pop()) if len(addresses) == 1 else ""
         if isinstance(payload, str):
-            return self._literal(payload, kind) or ""
+            return self.linker.literal(payload, kind) or ""
         return ""
 
-    def _follow_alias(self, address: str) -> str:
-        resource = self.unit.resources.get(address)
-        if resource is not None and resource.type == "aws_lambda_alias":
-            target = self.target(resource, "function_name", "function")
-            return target if target in self.unit.resources else ""
-        return address if resource is not None else ""
-
-    def _literal(self, text: str, kind: str | None) -> str | None:
-        return named_resource(text, kind, self.names)
-
-    def external(self, label: str, loc: Loc) -> str:
-        node_id = f"external: {label}"
-        if node_id not in self.externals:
-            self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
-        return node_id
+    def _resource(self, address: str) -> str:
+        return self.linker.internal(address) if address in self.unit.resources else ""
 
     def suppressions(self, resource: Resource) -> tuple[Suppression, ...]:
         comments = self.unit.comments.get(resource.file, {})
@@ -197,28 +173,106 @@ class _Resolver:
         return tuple(found)
 
 
-class _HclResource:
-    """One resource block, seen through ``terraform_resources.ResourceView``."""
+class HclSite:
+    """Where an argument is written (a ``values.Site``)."""
+
+    __slots__ = ("file", "attribute")
+
+    def __init__(self, file: str, attribute: Attribute):
+        self.file = file
+        self.attribute = attribute
+
+    def entry(self) -> Loc:
+        return Loc(self.file, *self.attribute.pos)
+
+    def value(self) -> Loc | None:
+        position = self.attribute.value_pos
+        return Loc(self.file, *position) if position else None
+
+
+class HclItemSite:
+    """Where a key of an object is written (``maxReceiveCount = 5`` in ``jsonencode({...})``)."""
+
+    __slots__ = ("file", "key_pos", "value_pos")
+
+    def __init__(self, file: str, key_pos, value_pos):
+        self.file = file
+        self.key_pos = key_pos
+        self.value_pos = value_pos
+
+    def entry(self) -> Loc:
+        return Loc(self.file, self.key_pos[0], self.key_pos[1], self.value_pos[2], self.value_pos[3])
+
+    def value(self) -> Loc:
+        return Loc(self.file, *self.value_pos)
+
+
+class HclView:
+    """One resource block as ``build.View``."""
+
+    resource = ""
+    written = TERRAFORM
+    cdk_path = None
+    condition = None
+    shows_properties = True
 
     def __init__(self, resolver: _Resolver, resource: Resource):
         self.resolver = resolver
-        self.resource = resource
-        self.address = resource.address
+        self.block_resource = resource
+        self.id = resource.address
         self.type = resource.type
-        self.loc = Loc(resource.file, resource.block.line, 1)
+        block = resource.block
+        self.file = resource.file
+        self.loc = Loc(resource.file, block.line, block.column, *block.header_end)
+        self.body = Body(Loc(resource.file, block.line, block.column, block.end_line, block.end_column), "hcl")
         self.suppressions = resolver.suppressions(resource)
         self.exported = resource.address in resolver.exported
         scope = resolver.scope(resource)
         self.multi_instance = resource.module.multi_instance or several(scope.count, scope.for_each)
 
-    def value(self, attr: str, default: Value | None = None) -> Value:
-        return self.resolver.value(self.resource, attr, default)
+    def _attribute(self, path) -> tuple[Block | None, Attribute | None]:
+        """The block holding the last step of ``path``, and the attribute there (the first
+        of nested blocks of one name)."""
+        block = self.block_resource.block
+        for name in path[:-1]:
+            children = block.body.blocks_of(name)
+            if not children:
+                return None, None
+            block = children[0]
+        return block, block.body.attributes.get(path[-1])
 
-    def written(self, attr: str) -> bool:
-        return attr in self.resource.block.body.attributes
+    def value(self, path, default: Value | None = None) -> Value:
+        block, attribute = self._attribute(path)
+        if attribute is None:
+            return default if default is not None else NONE
+        value = self.resolver.value(self.block_resource, path[-1], default, block)
+        return with_site(value, HclSite(self.file, attribute))
 
-    def document(self, attr: str) -> Value:
-        return _json_document(self.resolver, self.resource, attr)
+    def is_written(self, path) -> bool:
+        return self._attribute(path)[1] is not None
+
+    def name(self, path) -> str | None:
+        value = self.value(path)
+        return value.value if isinstance(value, Known) and isinstance(value.value, str) else None
+
+    def target(self, path, kind: str | None) -> str | None:
+        block, attribute = self._attribute(path)
+        if attribute is None:
+            return None
+        return self.resolver.target(self.block_resource, path[-1], kind, block)
+
+    def targets(self, path, kind: str | None) -> tuple[str, ...]:
+        if len(path) == 1:
+            return self.resolver.targets(self.block_resource, path[0], kind)
+        *nesting, attr = path
+        blocks = [self.block_resource.block]
+        for name in nesting:
+            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
+        found = (self.resolver.target(self.block_resource, attr, kind, block) for block in blocks)
+        return tuple(dict.fromkeys(f for f in found if f))
+
+    def document(self, path) -> Value:
+        return _json_document(self.resolver, self.block_resource, path[-1])
 
     def leaf(self, raw: Any) -> Value:
         if isinstance(raw, Hole):
@@ -227,27 +281,35 @@ class _HclResource:
             return Unknown("known only after apply")
         return Known(raw)
 
-    def json_target(self, attr: str, raw: Any, kind: str) -> str | None:
+    def doc_target(self, path, raw: Any, kind: str) -> str | None:
         if raw is None:
             return None  # a document we cannot read names nothing we can follow
-        return self.resolver.target_of(Known(raw), kind, render_payload(raw), self.prop_loc(attr))
+        return self.resolver.target_of(Known(raw), kind, render_payload(raw),
+                                       self.resolver.loc(self.block_resource, path[-1]))
 
-    def target(self, attr: str, kind: str) -> str | None:
-        return self.resolver.target(self.resource, attr, kind)
+    def _object(self, path) -> ObjectExpr | None:
+        """The object written inside ``jsonencode(...)`` at ``path``, when it is one."""
+        _, attribute = self._attribute(path)
+        expr = attribute.expr if attribute is not None else None
+        if isinstance(expr, Call) and expr.name == "jsonencode" and len(expr.args) == 1:
+            expr = expr.args[0]
+        return expr if isinstance(expr, ObjectExpr) and expr.pos is not None else None
 
-    def targets(self, attr: str, kind: str) -> tuple[str, ...]:
-        return self.resolver.targets(self.resource, attr, kind)
+    def doc_site(self, path, key: str):
+        found = self._object(path)
+        if found is None:
+            return None
+        for (key_expr, _), (key_pos, value_pos) in zip(found.items, found.item_pos):
+            if isinstance(key_expr, Literal) and key_expr.value == key:
+                return HclItemSite(self.file, key_pos, value_pos)
+        return None
 
-    def block_targets(self, path: tuple[str, ...], kind: str) -> tuple[str, ...]:
-        *nesting, attr = path
-        blocks = [self.resource.block]
-        for name in nesting:
-            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
-        found = (self.resolver.target(self.resource, attr, kind, block) for block in blocks)
-        return tuple(dict.fromkeys(f for f in found if f))
+    def doc_body(self, path) -> Body | None:
+        found = self._object(path)
+        return Body(Loc(self.file, *found.pos), "hcl") if found is not None else None
 
-    def prop_loc(self, attr: str) -> Loc:
-        return self.resolver.loc(self.resource, attr)
+    def items(self, items: Items) -> list:
+        return []
 
 
 def render_payload(payload: Any) -> str:
@@ -281,7 +343,7 @@ def parse_suppression(text: str, loc: Loc) -> list[Suppression]:
     until = until_match.group(1) if until_match else None
     rest = _UNTIL.sub("", rest)
     reason = rest.split("--", 1)[1].strip() if "--" in rest else ""
-    return [Suppression(rule=r, reason=reason, until=until, loc=loc) for r in rules]
+    return [Suppression(rule=r, reason=reason, until=until, loc=loc, syntax="comment") for r in rules]
 
 
 def _plain(value: Value, default: Value | None) -> Value:

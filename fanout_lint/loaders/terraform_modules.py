@@ -70,6 +70,7 @@ class UnitState:
     errors: list[LoadError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     comments: dict[str, dict[int, str]] = field(default_factory=dict)  # file -> line -> text
+    texts: dict[str, str] = field(default_factory=dict)  # file -> its text, for fixes
     resources: dict[str, Resource] = field(default_factory=dict)  # address -> resource
     incomplete: bool = False  # a broken file may hold what the rules need
     bytes_read: int = 0  # of Terraform files, counted each time one is read (HCL_UNIT_BYTES)
@@ -124,6 +125,8 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
         return None
     unit.files.append(file)
     unit.comments[file] = {c.line: c.text for c in hcl.comments}
+    if file.endswith(".tf"):
+        unit.texts[file] = text
     return hcl
 
 

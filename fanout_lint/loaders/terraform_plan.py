@@ -17,21 +17,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import json
+
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
-from fanout_lint.loaders.source import loc_of
-from fanout_lint.loaders.names import named_resource
-from fanout_lint.loaders.terraform_resources import (
-    HANDLERS,
-    KIND_TYPES,
-    NAME_ARGUMENTS,
-    Collected,
-    add_resource,
-    json_document,
-)
+from fanout_lint.loaders.build import build
+from fanout_lint.loaders.linker import Linker
+from fanout_lint.loaders.located import Map, MapSite, loc_of
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import External, Loc, Suppression, Unit
-from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, choice
+from fanout_lint.model.nodes import NONE, Body, Loc, Suppression, Unit, Written
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KINDS, Items
+from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, candidates, choice, with_site
+
+# A plan is generated: its findings speak Terraform, and a fix goes to the configuration.
+PLAN = Written("terraform", "plan", generated=True)
+# The resource types a reference of a kind may name (a queue is an aws_sqs_queue).
+KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
+_READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
@@ -53,11 +55,8 @@ def load_plan(parsed: Any, path: str) -> tuple[list[Graph], list[LoadError]]:
         line = loc_of(parsed, "format_version", Loc(path, 1, 1)).line
         return [], [LoadError(path, line, "Terraform JSON without planned_values: not a plan (show -json of a plan file)")]
     plan = _Plan(parsed, path)
-    out = Collected()
-    for resource in plan.resources.values():
-        add_resource(out, resource)
-    nodes = out.finish() + list(plan.externals.values())
-    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, out.dead_letter_uses)], []
+    nodes, uses = build(plan.resources.values(), plan.linker)
+    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, uses)], []
 
 
 def strip_keys(address: str) -> str:
@@ -96,7 +95,6 @@ class _Plan:
         self.path = path
         self.budget = Budget(file=path)
         self.fallback = loc_of(parsed, "planned_values", Loc(path, 1, 1))
-        self.externals: dict[str, External] = {}
         self.unknown_after = _after_unknown(parsed.get("resource_changes"))
         self.modules: dict[tuple[str, ...], dict] = {}
         self._config_index: dict[tuple[str, ...], dict[str, dict]] = {}
@@ -109,7 +107,7 @@ class _Plan:
         self.resources: dict[str, PlanResource] = {}
         root_values = parsed["planned_values"].get("root_module")
         self._collect(root_values, 0)
-        self.names: dict[tuple[str, str], str] = {}
+        self.linker = Linker({address: r.type for address, r in self.resources.items()})
         self.literals: dict[str, str] = {}
         for resource in self.resources.values():
             self._index_names(resource)
@@ -142,7 +140,7 @@ class _Plan:
             if not isinstance(item, dict) or item.get("mode", "managed") != "managed":
                 continue
             address, rtype = item.get("address"), item.get("type")
-            if not isinstance(address, str) or not isinstance(rtype, str) or rtype not in HANDLERS:
+            if not isinstance(address, str) or not isinstance(rtype, str) or rtype not in _READ:
                 continue
             node_id = strip_keys(address)
             values = item.get("values")
@@ -172,13 +170,15 @@ class _Plan:
         return index.get(local, {})
 
     def _index_names(self, resource: "PlanResource") -> None:
-        if resource.type not in NAME_ARGUMENTS:
+        kind = BY_TYPE.get(resource.type)
+        name_field = kind.field("name") if kind is not None else None
+        if name_field is None:
             return
-        kind, argument = NAME_ARGUMENTS[resource.type]
         for instance in resource.instances:
-            name = instance.values.get(argument)
+            # every instance's name, where the builder would index one name per resource
+            name = instance.values.get(name_field.tf)
             if isinstance(name, str) and name:
-                self.names.setdefault((kind, name), resource.address)
+                self.linker.name(kind.key, name, resource.address)
             for attr in ("arn", "url", "id"):
                 text = instance.values.get(attr)
                 if isinstance(text, str) and text:
@@ -238,14 +238,11 @@ class _Plan:
     def literal(self, text: str, kind: str) -> str | None:
         """A resource of the plan named by an ARN, a queue URL or a name."""
         if text in self.literals:
-            return self.literals[text]
-        return named_resource(text, kind, self.names)
+            return self.linker.internal(self.literals[text])
+        return self.linker.literal(text, kind)
 
     def external(self, label: str) -> str:
-        node_id = f"external: {label}"
-        if node_id not in self.externals:
-            self.externals[node_id] = External(id=node_id, loc=self.fallback, label=label, type="external")
-        return node_id
+        return self.linker.external(label, self.fallback)
 
 
 def _split_module(address: str) -> tuple[tuple[str, ...], str]:
@@ -276,14 +273,20 @@ class _Instance:
 
 
 class PlanResource:
-    """One resource of the plan, seen through the ``ResourceView`` protocol."""
+    """One resource of the plan, as ``build.View``."""
 
     suppressions: tuple[Suppression, ...] = ()  # a plan has no comments to carry them
+    resource = ""
+    written = PLAN
+    body: Body | None = None  # never edited
+    cdk_path = None
+    condition = None
+    shows_properties = True
 
     def __init__(self, plan: _Plan, address: str, rtype: str, loc: Loc,
                  module_path: tuple[str, ...], config: dict, item: Any, instances: list[_Instance]):
         self.plan = plan
-        self.address = address
+        self.id = self.address = address
         self.type = rtype
         self.loc = loc
         self.module_path = module_path
@@ -325,7 +328,16 @@ class PlanResource:
             node = node.get(key)
         return node is True
 
-    def value(self, attr: str, default: Value | None = None) -> Value:
+    def value(self, path, default: Value | None = None) -> Value:
+        if len(path) != 1:
+            return Unknown("nested block values are not read from plans")
+        return with_site(self._value(path[0], default), self._site(path[0]))
+
+    def _site(self, attr: str):
+        values = self.item.get("values") if isinstance(self.item, dict) else None
+        return MapSite(values, attr) if isinstance(values, Map) and attr in values else None
+
+    def _value(self, attr: str, default: Value | None = None) -> Value:
         expression = self._expression((attr,))
         options: list[Value] = []
         for instance in self.instances:
@@ -346,14 +358,26 @@ class PlanResource:
                 options.append(default if default is not None else Known(None))
         return choice(options) if options else Unknown("no instance")
 
-    def written(self, attr: str) -> bool:
-        return self._expression((attr,)) is not None
+    def is_written(self, path) -> bool:
+        return self._expression(tuple(path)) is not None
 
-    def document(self, attr: str) -> Value:
-        return json_document(self.value(attr))
+    def name(self, path) -> str | None:
+        return None  # indexed by the plan, instance by instance
+
+    def document(self, path) -> Value:
+        return json_document(self._value(path[0]))
 
     def leaf(self, raw: Any) -> Value:
         return Known(raw)  # a planned document is plain JSON
+
+    def doc_site(self, path, key: str):
+        return None
+
+    def doc_body(self, path) -> Body | None:
+        return None
+
+    def items(self, items: Items) -> list:
+        return []
 
     def _known(self, raw: Any, expression: Any) -> Known:
         if expression is None and self.config:
@@ -370,22 +394,19 @@ class PlanResource:
         return loc_of(values, attr, self.loc) if isinstance(values, dict) else self.loc
 
     # -- references ----------------------------------------------------------
-    def target(self, attr: str, kind: str) -> str | None:
-        return self._target((attr,), kind, [i.values.get(attr) for i in self.instances])
+    def target(self, path, kind: str | None) -> str | None:
+        path = tuple(path)
+        return self._target(path, kind, [_dig(i.values, path) for i in self.instances])
 
-    def targets(self, attr: str, kind: str) -> tuple[str, ...]:
-        found = self.target(attr, kind)
+    def targets(self, path, kind: str | None) -> tuple[str, ...]:
+        found = self.target(path, kind)
         return (found,) if found else ()
 
-    def block_targets(self, path: tuple[str, ...], kind: str) -> tuple[str, ...]:
-        found = self._target(path, kind, [_dig(i.values, path) for i in self.instances])
-        return (found,) if found else ()
-
-    def json_target(self, attr: str, text: Any, kind: str) -> str | None:
+    def doc_target(self, path, text: Any, kind: str) -> str | None:
         if text is not None and not isinstance(text, str):
             return None  # a planned document names resources by ARN strings only
         # A document known only after apply: its references are all there is to follow.
-        return self._target((attr,), kind, [text] if text is not None else None)
+        return self._target(tuple(path), kind, [text] if text is not None else None)
 
     def _target(self, path: tuple[str, ...], kind: str, texts: list[Any] | None) -> str | None:
         expression = self._expression(path)
@@ -393,7 +414,9 @@ class PlanResource:
         if texts is not None and not strings and not self._pending(path, expression):
             return None  # not set (a known null, or never written)
         resolved = self.plan.resolve_expression(expression, self.module_path)
-        wanted = KIND_TYPES.get(kind)
+        wanted = KIND_TYPES.get(kind) if kind else None
+        # a reference to an alias is one to its function, as in HCL
+        resolved = {self.plan.linker.internal(r) if r in self.plan.resources else r for r in resolved}
         nodes = {r for r in resolved if r in self.plan.resources
                  and (wanted is None or self.plan.resources[r].type in wanted)}
         if len(nodes) == 1:
@@ -434,3 +457,29 @@ def _dig(values: Any, path: tuple[str, ...]) -> Any:
             return None
         node = node.get(key)
     return node
+
+
+def json_document(value: Value) -> Value:
+    """A JSON-string attribute value (plain JSON, as in a plan) as Known(dict) per option,
+    Known(None) when unset, or Unknown."""
+    options = candidates(value)
+    if options is None:
+        return value
+    out: list[Value] = []
+    for option in options:
+        raw = option.value
+        if raw in (None, ""):
+            out.append(NONE)
+        elif isinstance(raw, dict):
+            out.append(option)
+        elif isinstance(raw, str):
+            try:
+                parsed = json.loads(raw)
+            except (ValueError, RecursionError):
+                return Unknown("not valid JSON")
+            if not isinstance(parsed, dict):
+                return Unknown("not a JSON object")
+            out.append(Known(parsed, option.origin, option.detail))
+        else:
+            return Unknown("not a JSON document")
+    return choice(out)

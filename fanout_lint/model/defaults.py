@@ -56,6 +56,10 @@ DEFAULTS: dict[str, Default] = {
     "mapping.batching_window": Default(
         0, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
     ),
+    # No FunctionResponseTypes: a batch fails or succeeds as a whole.
+    "mapping.response_types": Default(
+        (), "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html"
+    ),
     "mapping.enabled": Default(
         True, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
     ),

@@ -28,8 +28,11 @@ N = TypeVar("N", bound=Node)
 
 
 class Graph:
-    def __init__(self, unit: Unit, nodes: Iterable[Node], dead_letter_uses: Iterable[DeadLetterUse] = ()):
+    def __init__(self, unit: Unit, nodes: Iterable[Node], dead_letter_uses: Iterable[DeadLetterUse] = (),
+                 sources: dict[str, str] | None = None):
         self.unit = unit
+        # file -> the text the nodes' locations point into, for fixes; dropped once they are made
+        self.sources: dict[str, str] = sources or {}
         self._nodes: dict[str, Node] = {}
         for node in nodes:
             self._nodes.setdefault(node.id, node)
@@ -52,12 +55,9 @@ class Graph:
             if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
                 self._subscription_dlqs[sub.redrive_dlq.value].append(sub)
         self._consumers: dict[str, list[EventSourceMapping]] = defaultdict(list)
-        self._mappings_of_function: dict[str, list[EventSourceMapping]] = defaultdict(list)
         for esm in self.all(EventSourceMapping):
             if esm.source:
                 self._consumers[esm.source].append(esm)
-            if esm.function:
-                self._mappings_of_function[esm.function].append(esm)
         self._sources_of: dict[str, list[Queue]] = defaultdict(list)
         for queue in self.all(Queue):
             redrive = self.redrive_of(queue)
@@ -108,9 +108,6 @@ class Graph:
     def consumers_of(self, queue_id: str) -> list[EventSourceMapping]:
         """Event source mappings reading the queue."""
         return list(self._consumers.get(queue_id, ()))
-
-    def mappings_of(self, function_id: str) -> list[EventSourceMapping]:
-        return list(self._mappings_of_function.get(function_id, ()))
 
     @staticmethod
     def redrive_of(queue: Queue) -> Redrive | None:

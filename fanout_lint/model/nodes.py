@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fanout_lint.model.values import Known, Value
+from fanout_lint.model.values import Known, Unknown, Value
 
 NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
 
@@ -53,6 +53,52 @@ class Suppression:
     reason: str = ""
     until: str | None = None  # ISO date after which it no longer suppresses
     loc: Loc | None = None
+    syntax: str = "metadata"  # "metadata" (CloudFormation) or "comment" (Terraform): how hints spell it
+
+
+@dataclass(frozen=True)
+class Written:
+    """How a resource is written: the vocabulary its settings are named in, and what the
+    source can set.
+
+    Plain resources share one instance per format. A construct that generates resources
+    (a SAM event, SAM's ``SqsSubscription``, a topic's inline ``Subscription``) names some
+    settings its own way and cannot express others; the loader that knows the construct
+    says so here, so a rule can tell the user what to write without knowing SAM.
+    """
+
+    format: str  # "cloudformation" or "terraform": whose property names the messages use
+    construct: str = ""  # what the user wrote, when not a plain resource: "SAM SQS event"
+    transform: bool = False  # made by a transform (SAM): the topology view says "from <construct>"
+    generated: bool = False  # output of a tool (CDK, a plan): fixes go to the tool's source, never here
+    names: tuple[tuple[str, str], ...] = ()  # (field, how the construct names it)
+    fixed: tuple[tuple[str, str], ...] = ()  # (field, why it cannot be set here and what to do instead)
+
+    def name_of(self, field_name: str) -> str | None:
+        return next((name for key, name in self.names if key == field_name), None)
+
+    def why_fixed(self, field_name: str) -> str | None:
+        """Why the source cannot set the field, or None when it can."""
+        return next((why for key, why in self.fixed if key in (field_name, "*")), None)
+
+
+CLOUDFORMATION = Written("cloudformation")
+TERRAFORM = Written("terraform")
+
+
+@dataclass(frozen=True)
+class Body:
+    """Where a new setting of a node is written: its insertion point.
+
+    ``loc`` spans the container that holds the node's settings (a resource's
+    ``Properties`` mapping, a Terraform block, an object inside ``jsonencode``), in the
+    file's ``syntax`` (yaml, json, hcl). ``path`` lists the keys a fix must create first
+    (``("Properties",)`` for a resource written without properties).
+    """
+
+    loc: Loc
+    syntax: str
+    path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,8 +107,9 @@ class Node:
     loc: Loc
     resource: str = ""  # what findings name; defaults to id
     type: str = ""  # the source type: AWS::SQS::Queue, aws_sqs_queue, ...
+    written: Written = CLOUDFORMATION
+    body: Body | None = None
     cdk_path: str | None = None
-    generated_by: str = ""  # e.g. "SAM SqsSubscription" when a transform creates it
     suppressions: tuple[Suppression, ...] = ()
     condition: str | None = None  # CloudFormation Condition: the resource exists only when it holds
     # Stands for several instances (Terraform count/for_each, here or on an enclosing module
@@ -82,11 +129,17 @@ class External(Node):
     label: str = ""
 
 
+# Settings are Values (model/values.py). The builder sets every one from the schema,
+# with the AWS default of model/defaults.py for an absent property, so none is defaulted
+# here: UNREAD marks a setting no loader read (a node made by hand in a test).
+UNREAD = Unknown("not read")
+
+
 @dataclass(frozen=True, kw_only=True)
 class Topic(Node):
-    name: Value = NONE
-    fifo: Value = Known(False)
-    kms_master_key_id: Value = NONE
+    name: Value = UNREAD
+    fifo: Value = UNREAD
+    kms_master_key_id: Value = UNREAD
     exported: bool = False  # other stacks or configurations may subscribe to it
 
 
@@ -94,45 +147,45 @@ class Topic(Node):
 class Redrive:
     dlq: str  # node id of the dead-letter queue (possibly an External node)
     max_receive_count: Value
-    loc: Loc
+    loc: Loc  # the policy as written
+    body: Body | None = None  # where a key of the policy is added, when it is written as a mapping
 
 
 @dataclass(frozen=True, kw_only=True)
 class Queue(Node):
-    name: Value = NONE
-    fifo: Value = Known(False)
-    visibility_timeout: Value = Known(30)
-    message_retention: Value = Known(345_600)
-    redrive: Value = NONE  # Known(Redrive) / Known(None) / Unknown
-    kms_master_key_id: Value = NONE
-    sqs_managed_sse: Value = NONE
+    name: Value = UNREAD
+    fifo: Value = UNREAD
+    visibility_timeout: Value = UNREAD
+    message_retention: Value = UNREAD
+    redrive: Value = UNREAD  # Known(Redrive) / Known(None) / Unknown
+    kms_master_key_id: Value = UNREAD
 
 
 @dataclass(frozen=True, kw_only=True)
 class Subscription(Node):
     topic: str | None = None  # node id
-    protocol: Value = NONE
+    protocol: Value = UNREAD
     endpoint: str | None = None  # node id when the endpoint is a resource
-    raw_message_delivery: Value = Known(False)
-    redrive_dlq: Value = NONE  # Known(node id) / Known(None) / Unknown
+    raw_message_delivery: Value = UNREAD
+    redrive_dlq: Value = UNREAD  # Known(node id) / Known(None) / Unknown
     filter_policy: bool = False
     inline: bool = False  # declared in AWS::SNS::Topic.Subscription
 
 
 @dataclass(frozen=True, kw_only=True)
 class Function(Node):
-    name: Value = NONE
-    timeout: Value = Known(3)
+    name: Value = UNREAD
+    timeout: Value = UNREAD
 
 
 @dataclass(frozen=True, kw_only=True)
 class EventSourceMapping(Node):
     source: str | None = None  # node id of the queue (or stream, or External)
     function: str | None = None  # node id
-    batch_size: Value = Known(10)
-    batching_window: Value = Known(0)
-    response_types: Value = Known(())
-    enabled: Value = Known(True)
+    batch_size: Value = UNREAD
+    batching_window: Value = UNREAD
+    response_types: Value = UNREAD
+    enabled: Value = UNREAD
 
 
 @dataclass(frozen=True)
@@ -148,21 +201,19 @@ class Statement:
     actions: tuple[str, ...] | None
     condition_keys: frozenset[str]  # lower-cased context keys, e.g. aws:sourcearn
     loc: Loc
-    source_arns: tuple[str, ...] = ()  # node ids named by an aws:SourceArn condition
 
 
 @dataclass(frozen=True, kw_only=True)
 class QueuePolicy(Node):
     queues: tuple[str, ...] = ()  # node ids
-    statements: Value = NONE  # Known(tuple[Statement, ...]) or Unknown
+    statements: Value = UNREAD  # Known(tuple[Statement, ...]) or Unknown
 
 
 @dataclass(frozen=True, kw_only=True)
 class LambdaPermission(Node):
     function: str | None = None  # node id
-    principal: Value = NONE
-    action: Value = NONE
-    source_arn: str | None = None  # node id when it names a resource
+    principal: Value = UNREAD
+    action: Value = UNREAD
 
 
 @dataclass(frozen=True)
@@ -171,7 +222,7 @@ class DeadLetterUse:
 
     target: str  # node id
     user: str  # node id of the resource holding the setting
-    via: str  # "RedrivePolicy", "DeadLetterConfig", "OnFailure destination", ...
+    via: str  # the setting, as the template names it: "DeadLetterConfig.TargetArn", ...
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ value, or a condition whose branches disagree, gives ``None``: silence.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
 # Where a known value came from; the message of a finding says so when it matters.
@@ -28,6 +28,25 @@ class Known:
     value: Any
     origin: str = LITERAL
     detail: str = ""  # parameter or variable name, for the message
+    # Where the template writes it (a ``Site``: the entry and the value's spans), or None
+    # for a value nobody wrote (an AWS default) or one built from several places.
+    site: Any = field(default=None, compare=False, repr=False)
+
+
+class Site:
+    """Where a value is written: what a finding points at and what a fix replaces.
+
+    Made by the loader that read the value (a YAML/JSON entry, an HCL attribute); the
+    spans are computed when asked, since most values never are.
+    """
+
+    def entry(self):
+        """The whole setting, key and value: ``VisibilityTimeout: 30``."""
+        raise NotImplementedError
+
+    def value(self):
+        """The value alone: ``30``; None when it cannot be told apart."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -43,6 +62,18 @@ class OneOf:
 
 
 Value = Union[Known, Unknown, OneOf]
+
+
+def with_site(value: "Value", site: Any) -> "Value":
+    """The value as written at ``site`` (each option of a choice that has no site yet)."""
+    if site is None:
+        return value
+    if type(value) is Known:
+        return value if value.site is not None else Known(value.value, value.origin, value.detail, site)
+    if isinstance(value, OneOf):
+        return OneOf(tuple(o if o.site is not None else Known(o.value, o.origin, o.detail, site)
+                           for o in value.options))
+    return value
 
 
 def known(value: Any, origin: str = LITERAL, detail: str = "") -> Known:
@@ -85,11 +116,6 @@ def verdict(predicate: Callable[..., bool], *values: Value) -> bool | None:
     if len(results) == 1:
         return results.pop()
     return None
-
-
-def is_true(value: Value) -> bool:
-    """The value is provably truthy."""
-    return verdict(bool, value) is True
 
 
 def is_false(value: Value) -> bool:
@@ -219,7 +245,7 @@ def _map(value: Value, convert: Callable[[Any], Any], reason: str) -> Value:
         if converted is None:
             return Unknown(reason)
         return value if converted == value.value and type(converted) is type(value.value) else Known(
-            converted, value.origin, value.detail
+            converted, value.origin, value.detail, value.site
         )
     options = candidates(value)
     if options is None:
@@ -232,7 +258,7 @@ def _map(value: Value, convert: Callable[[Any], Any], reason: str) -> Value:
         converted = convert(option.value)
         if converted is None:
             return Unknown(reason)
-        out.append(Known(converted, option.origin, option.detail))
+        out.append(Known(converted, option.origin, option.detail, option.site))
     return _dedupe(out)
 
 

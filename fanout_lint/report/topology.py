@@ -220,8 +220,8 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
             ))
             continue
         kind, details = _describe_node(graph, node)
-        if node.generated_by:
-            details += (f"from {node.generated_by}",)
+        if node.written.transform:
+            details += (f"from {node.written.construct}",)
         nodes.append(ViewNode(
             id=ids[key], cluster=cluster.id, key=key, resource=node.resource, kind=kind,
             label=_label(node), details=details, type=node.type,

@@ -1,0 +1,354 @@
+"""Graph nodes from resources of any format, by the one mapping in ``model/schema.py``.
+
+Every loader hands its resources over as ``View``s: a view answers, in the loader's own
+terms, "what is the value at this path?", "which node does this reference name?",
+"what document does this property hold?". This module reads every field of the schema
+through a view, so what ``AWS::SQS::Queue`` and ``aws_sqs_queue`` mean is written once,
+with the AWS defaults of ``model/defaults.py`` for absent properties. Three passes:
+
+1. physical names (``QueueName``, ``name``) into the ``Linker``, so literal ARNs, URLs
+   and names written elsewhere resolve;
+2. Lambda aliases and versions, so a reference to one reads as its function;
+3. the nodes, and the dead-letter uses (settings that name a queue as where failures go).
+
+A view whose properties the template hides (an intrinsic in place of ``Properties``)
+proves nothing: its values are unknown and its references unfollowed, but the node is
+there, so a policy that might grant access still silences the permission rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Protocol
+
+from fanout_lint.loaders.linker import Linker
+from fanout_lint.loaders.policy_documents import parse_policy
+from fanout_lint.model.defaults import default_of
+from fanout_lint.model.nodes import (
+    NONE,
+    Body,
+    DeadLetterUse,
+    Loc,
+    Node,
+    Queue,
+    QueuePolicy,
+    Redrive,
+    Suppression,
+    Written,
+)
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Field, Items, Kind
+from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, to_bool, to_int
+
+Path = tuple[str, ...]
+HIDDEN = Unknown("the template hides the properties")
+
+
+class View(Protocol):
+    """One resource of a template, as a loader reads it."""
+
+    id: str
+    type: str
+    loc: Loc
+    resource: str  # what findings name; "" for the id
+    written: Written
+    body: Body | None
+    cdk_path: str | None
+    suppressions: tuple[Suppression, ...]
+    condition: str | None
+    multi_instance: bool
+    exported: bool  # other stacks or configurations may use it
+    shows_properties: bool  # False: the template hides them (every value unknown)
+
+    def value(self, path: Path, default: Value | None = None) -> Value:
+        """The plain value at ``path``; ``default`` (or Known(None)) when absent or null.
+        A written value carries its ``site``."""
+
+    def is_written(self, path: Path) -> bool:
+        """The template sets it (the provider does not compute it)."""
+
+    def target(self, path: Path, kind: str | None) -> str | None:
+        """The node a reference at ``path`` names (kind: queue, topic, function), an
+        External node id, or None when unset."""
+
+    def targets(self, path: Path, kind: str | None) -> tuple[str, ...]:
+        """Every node the value may name: a list, one per ``for_each`` instance, one per
+        nested block."""
+
+    def document(self, path: Path) -> Value:
+        """A JSON document property decoded: Known(dict) per option, Known(None) when
+        unset, or Unknown. Leaves may stay in the loader's form (``leaf`` reads them)."""
+
+    def leaf(self, raw: Any) -> Value:
+        """A leaf of a document as a value."""
+
+    def doc_target(self, path: Path, raw: Any, kind: str) -> str | None:
+        """The node a leaf of the document at ``path`` names; ``raw`` None asks for the
+        node an unknown document names, when the configuration shows it."""
+
+    def doc_site(self, path: Path, key: str) -> Any:
+        """Where ``key`` of the document at ``path`` is written, or None."""
+
+    def doc_body(self, path: Path) -> Body | None:
+        """Where a key is added to the document at ``path``, when it is written as a
+        mapping the fixer can edit."""
+
+    def items(self, items: Items) -> list["View"]:
+        """The list items at ``items.path`` as views of their own."""
+
+    def name(self, path: Path) -> str | None:
+        """A physical name, as far as it identifies the resource inside the unit."""
+
+
+@dataclass
+class Built:
+    nodes: list[Node] = field(default_factory=list)
+    dead_letter_uses: list[DeadLetterUse] = field(default_factory=list)
+    # Terraform's aws_sqs_queue_redrive_policy: queue id -> redrive, applied at the end
+    redrives: dict[str, Value] = field(default_factory=dict)
+    unresolved_redrive: bool = False
+
+
+def build(views: Iterable[View], linker: Linker) -> tuple[list[Node], list[DeadLetterUse]]:
+    views = list(views)
+    _index_names(views, linker)
+    _index_aliases(views, linker)
+    out = Built()
+    for view in views:
+        kind = BY_TYPE.get(view.type)
+        if kind is not None:
+            _add(out, view, kind, linker)
+        elif view.type == "aws_sqs_queue_redrive_policy":
+            _separate_redrive(out, view)
+    nodes = _apply_separate_redrives(out) + list(linker.externals.values())
+    return nodes, out.dead_letter_uses
+
+
+def _index_names(views: list[View], linker: Linker) -> None:
+    for view in views:
+        kind = BY_TYPE.get(view.type)
+        name_field = kind.field("name") if kind is not None else None
+        if name_field is None or not view.shows_properties:
+            continue
+        name = view.name(_path(name_field, view))
+        if name:
+            linker.name(kind.key, name, view.id)
+
+
+def _index_aliases(views: list[View], linker: Linker) -> None:
+    for view in views:
+        attribute = ALIAS_TYPES.get(view.type)
+        if attribute is None or not view.shows_properties:
+            continue
+        target = view.target((attribute,), "function")
+        if target is not None and linker.is_resource(target) and not target.startswith("external: "):
+            linker.aliases[view.id] = target
+
+
+def _path(f: Field, view: View) -> Path:
+    return tuple(f.path(view.written.format).replace("/", ".").split("."))
+
+
+def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
+    values: dict[str, Any] = {}
+    for f in kind.fields:
+        if f.read in ("part", "named") or not f.path(view.written.format):
+            continue
+        if f.read == "dead_letter":
+            if view.shows_properties:
+                for target in view.targets(_path(f, view), "queue"):
+                    # an item that is no node of its own (an EventBridge target) speaks for its resource
+                    user = view.id if kind.node is not None else (view.resource or view.id)
+                    out.dead_letter_uses.append(DeadLetterUse(target, user, f.path(view.written.format)))
+            continue
+        values[f.name] = _read(view, f, values) if view.shows_properties else _hidden(f)
+    if kind.node is not None:
+        common = {
+            "id": view.id, "loc": view.loc, "type": view.type, "written": view.written,
+            "body": view.body, "cdk_path": view.cdk_path, "suppressions": view.suppressions,
+            "condition": view.condition, "multi_instance": view.multi_instance,
+        }
+        if view.resource:
+            common["resource"] = view.resource
+        if "exported" in kind.node.__dataclass_fields__:
+            common["exported"] = view.exported
+        out.nodes.append(kind.node(**{**common, **values, **(parent or {})}))
+    if view.type == "aws_sqs_queue":
+        _queue_argument_policy(out, view)
+    for items in kind.items:
+        if not view.shows_properties:
+            continue
+        for item in view.items(items):
+            _add(out, item, items.kind, linker, {items.parent: view.id, **dict(items.marks)} if items.parent else None)
+
+
+def _hidden(f: Field) -> Any:
+    if f.read.startswith("ref:") or f.read == "endpoint":
+        return None
+    if f.read.startswith("refs:"):
+        return ()
+    if f.read == "present":
+        return False
+    return HIDDEN
+
+
+def _read(view: View, f: Field, values: dict) -> Any:
+    path = _path(f, view)
+    read = f.read
+    default = default_of(f.default) if f.default else None
+    if read == "int":
+        return to_int(view.value(path, default))
+    if read == "bool":
+        return to_bool(view.value(path, default))
+    if read == "text":
+        return view.value(path, default)
+    if read == "strings":
+        return _string_tuple(view.value(path, default))
+    if read.startswith("ref:"):
+        return view.target(path, read[4:])
+    if read.startswith("refs:"):
+        return view.targets(path, read[5:])
+    if read == "endpoint":
+        kind = _endpoint_kind(values.get("protocol", NONE))
+        return view.target(path, kind) if kind else None
+    if read == "present":
+        written = view.value(path)
+        return view.is_written(path) and not (isinstance(written, Known) and written.value in (None, ""))
+    if read == "redrive":
+        return _redrive(view, path, with_count=True)
+    if read == "redrive_target":
+        redrive = _redrive(view, path, with_count=False)
+        if isinstance(redrive, Known) and redrive.value is not None:
+            return Known(redrive.value.dlq)
+        return redrive
+    if read == "policy":
+        return _statements(view, path)
+    raise ValueError(f"unknown reader {read!r} for {f.name}")
+
+
+def _endpoint_kind(protocol: Value) -> str | None:
+    if isinstance(protocol, Known) and isinstance(protocol.value, str):
+        return {"sqs": "queue", "lambda": "function"}.get(protocol.value.lower())
+    return None
+
+
+def _string_tuple(value: Value) -> Value:
+    options = candidates(value)
+    if options is None:
+        return value
+    out: list[Value] = []
+    for option in options:
+        items = option.value
+        if items is None:
+            out.append(Known((), option.origin, option.detail, option.site))
+        elif isinstance(items, (list, tuple)) and all(isinstance(v, str) for v in items):
+            out.append(Known(tuple(items), option.origin, option.detail, option.site))
+        else:
+            return Unknown("list with unknown items")
+    return choice(out)
+
+
+def _redrive(view: View, path: Path, with_count: bool) -> Value:
+    """Known(Redrive), Known(None) when unset, or Unknown; a condition choosing between
+    policies is known only when every branch names the same queue and count."""
+    document = view.document(path)
+    loc = _entry(view, path)
+    options = candidates(document)
+    if options is None:
+        # The document is known only after apply (it holds a new queue's ARN), but the
+        # configuration may show which queue it names: the redrive exists, its count is unknown.
+        dlq = view.doc_target(path, None, "queue")
+        if dlq is None:
+            return document
+        return Known(Redrive(dlq, Unknown("known after apply") if with_count else NONE, loc))
+    built: dict[Any, Value] = {}
+    body = view.doc_body(path) if len(options) == 1 else None
+    for option in options:
+        policy = option.value
+        if policy is None:
+            built.setdefault(None, NONE)
+            continue
+        if "deadLetterTargetArn" not in policy:
+            return Unknown("redrive policy without deadLetterTargetArn")
+        dlq = view.doc_target(path, policy["deadLetterTargetArn"], "queue")
+        if dlq is None:
+            return Unknown("dead-letter target not known")
+        count = _max_receive_count(view, path, policy, option) if with_count else NONE
+        built.setdefault((dlq, count), Known(Redrive(dlq, count, loc, body)))
+    if len(built) != 1:
+        return Unknown("a condition chooses the redrive policy")
+    return next(iter(built.values()))
+
+
+def _entry(view: View, path: Path) -> Loc:
+    """Where the setting at ``path`` is written, or the resource."""
+    value = view.value(path)
+    site = value.site if isinstance(value, Known) else None
+    return site.entry() if site is not None else view.loc
+
+
+def _max_receive_count(view: View, path: Path, policy: dict, document: Known) -> Value:
+    raw = policy.get("maxReceiveCount")
+    if raw is None:
+        return default_of("redrive.max_receive_count")
+    leaf = view.leaf(raw)
+    if not isinstance(leaf, Known):
+        return Unknown("maxReceiveCount is not known")
+    site = view.doc_site(path, "maxReceiveCount")
+    # The count rests on whatever the document rests on (a variable, say).
+    origin, detail = (document.origin, document.detail) if leaf.origin == "literal" else (leaf.origin, leaf.detail)
+    return to_int(Known(leaf.value, origin, detail, site))
+
+
+def _statements(view: View, path: Path) -> Value:
+    document = view.document(path)
+    if not isinstance(document, Known) or not isinstance(document.value, dict):
+        return document if isinstance(document, Unknown) else Unknown("policy is not known")
+    return parse_policy(document.value, _entry(view, path), view.leaf)
+
+
+# -- Terraform resources that change another resource --------------------------
+
+def _queue_argument_policy(out: Built, view: View) -> None:
+    """``aws_sqs_queue``'s own ``policy`` argument is a queue policy like
+    ``aws_sqs_queue_policy``. Only a written one counts: the provider also fills it in
+    from ``aws_sqs_queue_policy``."""
+    if not view.shows_properties or not view.is_written(("policy",)) or view.document(("policy",)) == NONE:
+        return
+    out.nodes.append(QueuePolicy(
+        id=f"{view.id}.policy", resource=view.id, loc=view.loc, type="aws_sqs_queue.policy",
+        written=view.written, suppressions=view.suppressions, multi_instance=view.multi_instance,
+        queues=(view.id,), statements=_statements(view, ("policy",)),
+    ))
+
+
+def _separate_redrive(out: Built, view: View) -> None:
+    queue = view.target(("queue_url",), "queue")
+    if queue is None:
+        out.unresolved_redrive = True
+        return
+    out.redrives[queue] = _redrive(view, ("redrive_policy",), with_count=True)
+
+
+def _apply_separate_redrives(out: Built) -> list[Node]:
+    queues = {node.id for node in out.nodes if isinstance(node, Queue)}
+    unresolved = out.unresolved_redrive or any(queue not in queues for queue in out.redrives)
+    nodes = []
+    for node in out.nodes:
+        if isinstance(node, Queue):
+            node = _with_separate_redrive(node, out.redrives.get(node.id), unresolved)
+        nodes.append(node)
+    return nodes
+
+
+def _with_separate_redrive(queue: Queue, separate: Value | None, unresolved: bool) -> Queue:
+    unset = isinstance(queue.redrive, Known) and queue.redrive.value is None
+    if separate is None:
+        # A redrive policy resource whose queue we cannot tell may be this queue's.
+        if unset and unresolved:
+            return replace(queue, redrive=Unknown("an aws_sqs_queue_redrive_policy names a queue we cannot resolve"))
+        return queue
+    if unset:
+        return replace(queue, redrive=separate)
+    # Two settings are resolved by AWS in apply order, which we cannot know.
+    return replace(queue, redrive=Unknown("redrive policy set in two places"))
+

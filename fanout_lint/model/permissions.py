@@ -1,0 +1,47 @@
+"""Who a policy statement or a Lambda permission lets do what: the questions the
+permission rules ask of the model, whatever format the policy was written in.
+
+Matching follows IAM where the template proves it and answers None (not proved) where
+it does not: a principal or action the loader could not read, an effect other than
+Allow or Deny.
+"""
+
+from __future__ import annotations
+
+from fanout_lint.model.nodes import Statement
+
+
+def allows(statement: Statement, principal: str, actions: tuple[str, ...]) -> bool | None:
+    """Does the statement allow ``principal`` one of ``actions``? None when not proved."""
+    if statement.effect != "Allow":
+        return False if statement.effect == "Deny" else None
+    if statement.principals is None or statement.actions is None:
+        return None
+    principal_ok = any(principal_matches(p, principal) for p in statement.principals)
+    action_ok = any(action_matches(a, actions) for a in statement.actions)
+    return principal_ok and action_ok
+
+
+def principal_matches(written: str, wanted: str) -> bool:
+    """``written`` (a statement's or permission's principal) covers the service ``wanted``."""
+    if written == "*":
+        return True
+    # Opt-in Regions name the service with its Region: sns.ap-east-1.amazonaws.com.
+    service = wanted.split(".")[0]
+    return written == wanted or (
+        written.startswith(service + ".") and written.endswith(".amazonaws.com")
+    )
+
+
+def action_matches(written: str, actions: tuple[str, ...]) -> bool:
+    """``written`` (an action, maybe with wildcards) covers one of ``actions``."""
+    written = written.lower()
+    if written == "*":
+        return True
+    for action in actions:
+        service = action.split(":")[0].lower()
+        if written == action.lower() or written == f"{service}:*":
+            return True
+        if written.endswith("*") and action.lower().startswith(written[:-1]):
+            return True
+    return False
