@@ -1,8 +1,9 @@
 """``--format github``: workflow commands, so findings show inline on the pull request.
 
-One ``::error|warning|notice file=...,line=...,col=...,title=...::message`` line per
-finding. Values are escaped as the runner expects: ``%``, CR and LF everywhere, and also
-``:`` and ``,`` inside properties. The records' text holds no line break to begin with
+One ``::error|warning|notice file=...,line=...,endLine=...,col=...,endColumn=...,title=...::message``
+line per finding, spanning the attribute at fault (or the resource's name). Values are
+escaped as the runner expects: ``%``, CR and LF everywhere, and also ``:`` and ``,``
+inside properties. The records' text holds no line break to begin with
 (``fanout_lint.untrusted``), so every line is one of these commands or the summary: a
 name or path can end up only inside a command's message or property, never start one.
 """
@@ -26,14 +27,21 @@ def escape_property(text: str) -> str:
 
 
 def command(kind: str, message: str, file: str | None = None, line: int | None = None,
-            col: int | None = None, title: str | None = None, root: str = ".") -> str:
+            col: int | None = None, title: str | None = None, root: str = ".",
+            end_line: int | None = None, end_col: int | None = None) -> str:
+    """One workflow command. ``end_col`` is exclusive, as in ``Loc``; GitHub's ``endColumn``
+    is the last column, and GitHub reads columns only on a one-line annotation."""
     props = []
     if file:
         props.append(f"file={escape_property(relative_path(file, root))}")
     if line:
         props.append(f"line={line}")
-    if line and col:
+    if line and end_line and end_line > line:
+        props.append(f"endLine={end_line}")
+    elif line and col:
         props.append(f"col={col}")
+        if end_line == line and end_col and end_col - 1 > col:
+            props.append(f"endColumn={end_col - 1}")
     if title:
         props.append(f"title={escape_property(title)}")
     head = f"::{kind} {','.join(props)}" if props else f"::{kind}"
@@ -49,7 +57,7 @@ def render(result: Result, root: str = ".") -> str:
         resource = f.cdk_path or f.resource
         lines.append(command(
             COMMANDS[f.severity], f"{f.message} ({resource})", f.loc.file, f.loc.line, f.loc.column,
-            f"{f.rule} {f.name}", root,
+            f"{f.rule} {f.name}", root, f.loc.end_line, f.loc.end_column,
         ))
     lines.append(summary(result))
     return "\n".join(lines) + "\n"

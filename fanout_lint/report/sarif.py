@@ -122,8 +122,16 @@ def _escape_uri(path: str) -> str:
 def _physical(loc: Loc, root: str) -> dict:
     return {
         "artifactLocation": _artifact(loc.file, root),
-        "region": {"startLine": max(loc.line, 1), "startColumn": max(loc.column, 1)},
+        "region": _region(loc),
     }
+
+
+def _region(loc: Loc) -> dict:
+    region = {"startLine": max(loc.line, 1), "startColumn": max(loc.column, 1)}
+    if loc.has_end and (loc.end_line, loc.end_column) > (loc.line, loc.column):
+        region["endLine"] = loc.end_line
+        region["endColumn"] = max(loc.end_column, 1)  # exclusive, as SARIF counts it
+    return region
 
 
 def _notification(level: str, message: str, file: str, line: int | None, column: int | None, root: str) -> dict:
