@@ -61,7 +61,7 @@ def test_sarif_describes_rules_and_results_as_code_scanning_needs(capsys, monkey
     assert result["ruleId"] == "FL201" and result["ruleIndex"] == 0 and result["level"] == "error"
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"] == {"uri": "tests/fixtures/shared-queue/cfn_fires.yaml", "uriBaseId": "%SRCROOT%"}
-    assert location["region"] == {"startLine": 5, "startColumn": 3}
+    assert location["region"] == {"startLine": 5, "startColumn": 3, "endLine": 5, "endColumn": 14}  # the logical ID
     related = {r["message"]["text"] for r in result["relatedLocations"]}
     assert related == {"consumer: EmailFunction", "consumer: StockFunction",
                        "event source mapping: EmailMapping", "event source mapping: StockMapping"}
