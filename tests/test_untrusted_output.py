@@ -96,7 +96,7 @@ def assert_safe(output: str, commands: int | None = None) -> None:
         assert separator and kind in ("error", "warning", "notice"), line
         for item in filter(None, properties.split(",")):
             key, _, value = item.partition("=")
-            assert key in ("file", "line", "col", "title") and ":" not in value, line
+            assert key in ("file", "line", "endLine", "col", "endColumn", "title") and ":" not in value, line
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
