@@ -117,7 +117,7 @@ def test_github_format_writes_one_annotation_per_finding(capsys, monkeypatch):
     assert code == 1
     lines = out.splitlines()
     assert lines[0].startswith(
-        "::error file=tests/fixtures/shared-queue/cfn_fires.yaml,line=5,col=3,title=FL201 shared-queue::Queue OrdersQueue")
+        "::error file=tests/fixtures/shared-queue/cfn_fires.yaml,line=5,col=3,endColumn=13,title=FL201 shared-queue::Queue OrdersQueue")
     assert lines[0].endswith("(OrdersQueue)") and len(lines) == 2  # the annotation and the summary
 
 
