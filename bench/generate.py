@@ -70,10 +70,6 @@ class GetAtt(str):
     pass
 
 
-def _cfn_json_default(value):
-    raise TypeError(value)
-
-
 def _long_form(value):
     """Short-form helpers to the long form JSON templates use."""
     if isinstance(value, Ref):

@@ -14,7 +14,7 @@ from cfnlint.rules import CloudFormationLintRule, RuleMatch
 
 from fanout_lint.findings import Finding
 from fanout_lint.loaders.cloudformation import load_template
-from fanout_lint.loaders.source import MAX_DEPTH, Map, Seq
+from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
 from fanout_lint.rule import Rule
 from fanout_lint.rules import ALL_RULES
@@ -63,10 +63,12 @@ def to_match(finding: Finding) -> RuleMatch:
     # when it is made), so cfn-lint prints nothing a template author smuggled in.
     # The path lets cfn-lint apply a resource's `Metadata: cfn-lint: config: ignore_checks`;
     # the location gives the exact line fanout-lint itself reports.
+    loc = finding.loc
+    end = (loc.end_line - 1, loc.end_column - 1) if loc.has_end else (line, column + len(finding.resource))
     return RuleMatch(
         ["Resources", finding.resource],
         finding.message,
-        location=(line, column, line, column + len(finding.resource)),
+        location=(line, column, *end),
     )
 
 
@@ -83,7 +85,7 @@ def findings_of(cfn: Any) -> list[Finding]:
 
 
 def _lint(cfn: Any) -> list[Finding]:
-    from fanout_lint.engine import check_graph
+    from fanout_lint.unit import check_graph
     from fanout_lint.policy import apply_inline
 
     file = cfn.filename or "-"
@@ -102,9 +104,13 @@ def to_located(node: Any, file: str, depth: int = 0) -> Any:
         return None
     if isinstance(node, dict):
         out = Map(_loc(node, file))
+        out.end = getattr(node, "end_mark", None)
         for key, value in node.items():
             out[str(key)] = to_located(value, file, depth + 1)
             out.key_locs[str(key)] = _loc(key, file, out.loc)
+            start, end = getattr(value, "start_mark", None), getattr(value, "end_mark", None)
+            if _is_mark(start) and _is_mark(end):  # cfn-lint keeps marks on strings and containers
+                out.value_marks[str(key)] = (start, end)
         return out
     if isinstance(node, list):
         seq = Seq(_loc(node, file))
@@ -118,8 +124,13 @@ def to_located(node: Any, file: str, depth: int = 0) -> Any:
 
 
 def _loc(node: Any, file: str, fallback: Loc | None = None) -> Loc:
-    mark = getattr(node, "start_mark", None)
-    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
-    if isinstance(line, int) and isinstance(column, int):
-        return Loc(file, line + 1, column + 1)
+    mark, end = getattr(node, "start_mark", None), getattr(node, "end_mark", None)
+    if _is_mark(mark):
+        if _is_mark(end):
+            return Loc(file, mark.line + 1, mark.column + 1, end.line + 1, end.column + 1)
+        return Loc(file, mark.line + 1, mark.column + 1)
     return fallback or Loc(file, 1, 1)
+
+
+def _is_mark(mark: Any) -> bool:
+    return isinstance(getattr(mark, "line", None), int) and isinstance(getattr(mark, "column", None), int)

@@ -16,7 +16,7 @@ from fanout_lint.settings import Settings, enabled_rules, severity_for
 from fanout_lint.untrusted import clean
 
 if TYPE_CHECKING:  # the engine is imported only when a check runs
-    from fanout_lint.engine import Result
+    from fanout_lint.findings import Result
     from fanout_lint.rule import Rule
 
 FORMATS = ("text", "json", "sarif", "github", "junit")

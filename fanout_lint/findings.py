@@ -12,8 +12,13 @@ import enum
 import re
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.untrusted import clean, clean_loc, clean_optional
+
+if TYPE_CHECKING:  # a run's graphs, kept for the views that draw them
+    from fanout_lint.model.graph import Graph
 
 
 class Severity(enum.Enum):
@@ -176,3 +181,60 @@ def where(file: str, line: int | None = None, column: int | None = None) -> str:
     if line is None:
         return shown
     return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A warning about the run itself, not about the topology; it never gates."""
+
+    loc: Loc
+    message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "loc", clean_loc(self.loc))
+        object.__setattr__(self, "message", clean(self.message))
+
+    def sort_key(self) -> tuple:
+        return (self.loc.file, self.loc.line, self.loc.column, self.message)
+
+    def as_dict(self) -> dict:
+        return {"file": self.loc.file, "line": self.loc.line, "column": self.loc.column, "message": self.message}
+
+    def __str__(self) -> str:
+        return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    finding: Finding
+    suppression: Suppression  # a display copy: the match was made on the raw one
+
+    def __post_init__(self) -> None:
+        s = self.suppression
+        object.__setattr__(self, "suppression", Suppression(
+            rule=clean(s.rule), reason=clean(s.reason), until=clean_optional(s.until),
+            loc=None if s.loc is None else clean_loc(s.loc),
+        ))
+
+    def as_dict(self) -> dict:
+        data = self.finding.as_dict()
+        data["suppression"] = {"rule": self.suppression.rule, "reason": self.suppression.reason,
+                               "until": self.suppression.until}
+        return data
+
+
+@dataclass
+class Result:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[LoadError] = field(default_factory=list)
+    units: int = 0
+    graphs: list["Graph"] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
+    notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
+    baselined: int = 0  # findings hidden because the baseline lists them
+
+    def sort(self) -> None:
+        self.findings.sort(key=Finding.sort_key)
+        self.errors.sort(key=LoadError.sort_key)
+        self.suppressed.sort(key=lambda s: s.finding.sort_key())
+        self.notices.sort(key=Notice.sort_key)

@@ -1,7 +1,7 @@
 """Linting units in parallel processes, with output identical to a serial run.
 
 Units are independent (one template, one Terraform directory), so each is linted whole
-in a worker by ``engine.lint_candidate``; results come back in the order of the
+in a worker by ``unit.lint_candidate``; results come back in the order of the
 candidates and are merged exactly as the serial loop merges them.
 
 A unit can still take its worker down (the kernel's OOM killer, a crash in a C
@@ -20,9 +20,11 @@ from collections import deque
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
+from fanout_lint.unit import describe, lint_or_error
+
 if TYPE_CHECKING:
     from fanout_lint.discover import Candidate
-    from fanout_lint.engine import Result
+    from fanout_lint.findings import Result
     from fanout_lint.rule import Rule
     from fanout_lint.settings import Settings
 
@@ -48,26 +50,6 @@ def choose_jobs(requested: int | None, units: int) -> int:
     if requested is not None and requested > 0:
         return max(1, min(requested, units))
     return max(1, min(available_cpus(), MAX_AUTO_JOBS, units // UNITS_PER_WORKER))
-
-
-def lint_or_error(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
-    """The unit's result, or a one-line error when linting it raised: one unit's failure
-    must not end the run. Serial and parallel runs both go through here."""
-    from fanout_lint.engine import Result, lint_candidate
-    from fanout_lint.findings import LoadError
-
-    try:
-        return lint_candidate(candidate, rules, settings, keep_graphs)
-    except (Exception, SystemExit) as exc:  # SystemExit too: in a worker it would end the pool
-        return Result(errors=[LoadError(candidate.path, None, f"internal error while linting: {describe(exc)}")])
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message`` on one line, short, with control characters escaped."""
-    text = str(exc)
-    text = text.splitlines()[0] if text else ""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:300])
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def lint_in_parallel(
@@ -121,7 +103,7 @@ def _alone(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings) ->
     """The unit linted in a pool of its own, so that a failure can only be its own."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from fanout_lint.engine import Result
+    from fanout_lint.findings import Result
     from fanout_lint.findings import LoadError
 
     with _workers(1, rules, settings) as pool:

@@ -13,51 +13,10 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass, field
 
-from fanout_lint.findings import Finding, where
+from fanout_lint.findings import Finding, Notice, Suppressed
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Loc, Suppression
+from fanout_lint.model.nodes import Suppression
 from fanout_lint.rule import Rule
-from fanout_lint.untrusted import clean, clean_loc, clean_optional
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A warning about the run itself, not about the topology; it never gates."""
-
-    loc: Loc
-    message: str
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", clean_loc(self.loc))
-        object.__setattr__(self, "message", clean(self.message))
-
-    def sort_key(self) -> tuple:
-        return (self.loc.file, self.loc.line, self.loc.column, self.message)
-
-    def as_dict(self) -> dict:
-        return {"file": self.loc.file, "line": self.loc.line, "column": self.loc.column, "message": self.message}
-
-    def __str__(self) -> str:
-        return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
-
-
-@dataclass(frozen=True)
-class Suppressed:
-    finding: Finding
-    suppression: Suppression  # a display copy: the match was made on the raw one
-
-    def __post_init__(self) -> None:
-        s = self.suppression
-        object.__setattr__(self, "suppression", Suppression(
-            rule=clean(s.rule), reason=clean(s.reason), until=clean_optional(s.until),
-            loc=None if s.loc is None else clean_loc(s.loc),
-        ))
-
-    def as_dict(self) -> dict:
-        data = self.finding.as_dict()
-        data["suppression"] = {"rule": self.suppression.rule, "reason": self.suppression.reason,
-                               "until": self.suppression.until}
-        return data
 
 
 @dataclass

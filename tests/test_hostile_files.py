@@ -455,11 +455,11 @@ def test_a_configuration_above_its_limit_is_not_read(tmp_path, good, capsys, mon
 # lives in the package.
 HOSTILE = textwrap.dedent("""\
     import os, signal, sys, time
-    import fanout_lint.engine as engine
+    import fanout_lint.unit as unit
     from fanout_lint.cli import main
 
     parent = os.getpid()
-    lint = engine.lint_candidate
+    lint = unit.lint_candidate
     hostile = os.environ["HOSTILE"].split(",")
 
     def lint_candidate(candidate, *args, **kwargs):
@@ -481,7 +481,7 @@ HOSTILE = textwrap.dedent("""\
                 time.sleep(300)
         return lint(candidate, *args, **kwargs)
 
-    engine.lint_candidate = lint_candidate
+    unit.lint_candidate = lint_candidate
     sys.exit(main(sys.argv[1:]))
     """)
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fanout_lint.loaders.json_source import JsonMap, JsonSeq
-from fanout_lint.loaders.source import Map, ParseError, Seq, parse_json, parse_yaml
+from fanout_lint.loaders.located import Map, ParseError, Seq
+from fanout_lint.loaders.source import parse_json, parse_yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JSON_FILES = sorted(glob.glob(os.path.join(HERE, "**", "*.json"), recursive=True))

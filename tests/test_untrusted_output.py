@@ -478,7 +478,7 @@ def test_fingerprints_hash_the_raw_names_and_keep_plain_ones_unchanged():
 def test_records_clean_their_text_when_they_are_made():
     from fanout_lint.findings import Related
     from fanout_lint.model.nodes import Suppression
-    from fanout_lint.policy import Notice, Suppressed
+    from fanout_lint.findings import Notice, Suppressed
 
     f = Finding(rule="FL101", name="missing-dlq", severity=Severity.ERROR, message="m\n::error::x",
                 resource="Q\x1b", loc=Loc("a\nb.yaml", 3, 4), cdk_path="S/\u202eQ", unit="a\nb.yaml",

@@ -24,7 +24,6 @@ from fanout_lint.model.values import (
     Known,
     Unknown,
     Value,
-    candidates,
     choice,
     combine,
 )

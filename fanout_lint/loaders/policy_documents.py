@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-from fanout_lint.loaders.source import loc_of
+from fanout_lint.loaders.located import loc_of
 from fanout_lint.model.nodes import Loc, Statement
 from fanout_lint.model.values import Known, Unknown, Value
 
 ValueOf = Callable[[Any], Value]
 
-SOURCE_KEYS = frozenset({"aws:sourcearn", "aws:sourceaccount", "aws:sourceowner"})
 
 
 def parse_policy(document: Any, loc: Loc, value_of: ValueOf) -> Value:

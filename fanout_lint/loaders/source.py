@@ -19,13 +19,7 @@ import re
 
 import yaml
 
-from fanout_lint.loaders.located import (  # noqa: F401 - re-exported for the loaders
-    MAX_DEPTH,
-    Map,
-    ParseError,
-    Seq,
-    loc_of,
-)
+from fanout_lint.loaders.located import MAX_DEPTH, Map, ParseError, Seq
 from fanout_lint.model.nodes import Loc
 from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
 

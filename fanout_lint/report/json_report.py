@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from fanout_lint import __version__
-from fanout_lint.engine import Result
+from fanout_lint.findings import Result
 
 SCHEMA_VERSION = 1
 

@@ -16,7 +16,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from fanout_lint.engine import Result
+from fanout_lint.findings import Result
 from fanout_lint.fingerprint import relative_path
 from fanout_lint.untrusted import clean
 

@@ -12,7 +12,7 @@ import json
 import pathlib
 
 from fanout_lint import __version__
-from fanout_lint.engine import Result
+from fanout_lint.findings import Result
 from fanout_lint.findings import Finding, Severity
 from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION, fingerprint, relative_path
 from fanout_lint.links import PROJECT_URL, rule_url

@@ -8,7 +8,7 @@ only with ``--color``.
 
 from __future__ import annotations
 
-from fanout_lint.engine import Result
+from fanout_lint.findings import Result
 from fanout_lint.findings import Severity, where as location
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}

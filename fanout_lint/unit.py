@@ -1,0 +1,118 @@
+"""Linting one unit (a template, a Terraform directory, a plan): load it, run the rules
+on its graphs, apply its inline suppressions, and turn violations into findings.
+
+Both the serial loop and the worker processes call ``lint_or_error``, so one unit's
+failure is an error of that unit and never ends the run.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from fanout_lint.budget import BudgetExceeded
+from fanout_lint.discover import Candidate
+from fanout_lint.findings import Finding, LoadError, Related, Result
+from fanout_lint.fixes import plan_fix
+from fanout_lint.loaders import load_candidate
+from fanout_lint.model.graph import Graph
+from fanout_lint.model.sites import loc_of
+from fanout_lint.policy import apply_inline
+from fanout_lint.rule import Rule, Violation
+from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
+
+
+def lint_or_error(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    """The unit's result, or a one-line error when linting it raised: one unit's failure
+    must not end the run. Serial and parallel runs both go through here."""
+    try:
+        return lint_candidate(candidate, rules, settings, keep_graphs)
+    except (Exception, SystemExit) as exc:  # SystemExit too: in a worker it would end the pool
+        return Result(errors=[LoadError(candidate.path, None, f"internal error while linting: {describe(exc)}")])
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` on one line, short, with control characters escaped."""
+    text = str(exc)
+    text = text.splitlines()[0] if text else ""
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text[:300])
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+    # A template's graph, values and findings hold no reference cycles (none on a generated
+    # 1,000-template repository; the few some inputs make, e.g. a Terraform plan's, are
+    # collected once the collector runs again after the unit): what is not kept is freed
+    # by reference counting when the unit is done. The cyclic collector would only rescan
+    # them (and every finding kept so far) as they are allocated, so it is paused for the
+    # unit, as the parsers pause it for the tree. Not for Terraform directories, whose HCL
+    # parser's objects were not checked for cycles.
+    if candidate.kind == "terraform":
+        return _lint_unit(candidate, rules, settings, keep_graphs)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint_unit(candidate, rules, settings, keep_graphs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool) -> Result:
+    result = Result()
+    try:
+        graphs, errors = load_candidate(candidate)
+    except BudgetExceeded as exc:  # hostile or runaway input: this unit only
+        return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
+    except RecursionError:
+        return Result(errors=[LoadError(candidate.path, None, "unit nests references or values too deeply to evaluate")])
+    except MemoryError:
+        return Result(errors=[LoadError(candidate.path, None, "unit needs more memory to evaluate than is available")])
+    except Exception as exc:  # a loader bug must not hide the other files' findings
+        return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
+    result.errors.extend(errors)
+    for graph in graphs:
+        result.units += 1
+        findings, rule_errors = check_graph(graph, rules, settings)
+        applied = apply_inline(graph, findings, rules, settings.today)
+        result.findings.extend(applied.kept)
+        result.suppressed.extend(applied.suppressed)
+        result.notices.extend(applied.notices)
+        result.errors.extend(rule_errors)
+        if keep_graphs:
+            result.graphs.append(graph)
+    return result
+
+
+def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
+    findings: list[Finding] = []
+    errors: list[LoadError] = []
+    for rule in enabled_rules(rules, settings):
+        try:
+            violations = list(rule.check(graph, options_for(rule, settings)))
+        except Exception as exc:  # one broken rule must not stop the others
+            errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
+            continue
+        severity = severity_for(rule, settings)
+        findings.extend(to_finding(rule, severity, v, graph) for v in violations)
+    return findings, errors
+
+
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Finding:
+    node = violation.at
+    related = tuple(Related(n.resource, n.loc, role) for n, role in violation.related)
+    involved = (node.cdk_path or node.resource,) + tuple(n.cdk_path or n.resource for n, _ in violation.related)
+    return Finding(
+        rule=rule.id,
+        name=rule.name,
+        severity=severity,
+        message=violation.message,
+        resource=node.resource,
+        loc=loc_of(node, violation.field),
+        related=related,
+        cdk_path=node.cdk_path,
+        unit=graph.unit.path,
+        involved=involved,
+        suppressions=node.suppressions,
+        node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
+        fix=plan_fix(graph, node, violation.fix) if violation.fix is not None else None,
+    )
