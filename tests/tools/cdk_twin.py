@@ -4,7 +4,8 @@
 
 The twin has hashed logical IDs (``OrdersQueue`` becomes ``OrdersQueue1A2B3C4D``),
 ``aws:cdk:path`` metadata, long-form intrinsics, and the expected findings of the YAML
-fixture moved to the lines where the same resources stand in the JSON text.
+fixture at the lines where the same findings stand in the JSON text.
+``tests/test_cdk_twins.py`` fails while a twin is stale.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ import json
 import os
 import re
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from expectations import expected_for  # noqa: E402
+from fanout_lint.engine import lint_paths  # noqa: E402
 from fanout_lint.loaders.source import parse_yaml  # noqa: E402
+from fanout_lint.rules import ALL_RULES  # noqa: E402
+from fanout_lint.settings import Settings  # noqa: E402
 
 
 def hashed(logical_id: str) -> str:
@@ -43,50 +48,53 @@ def rename(value, ids: dict[str, str]):
     return value
 
 
-def main(path: str) -> None:
+def twin(path: str) -> tuple[str, str]:
+    """The CDK twin's JSON text and its sidecar of expected findings.
+
+    The sidecar lists where the twin's findings are, checked to be the YAML fixture's own
+    expected findings (same rules on the same resources, renamed): a twin that lints
+    differently from its source is an error, not a new expectation.
+    """
     with open(path, encoding="utf-8") as handle:
         data = parse_yaml(handle.read(), path)
-    resources = data["Resources"]
-    ids = {logical: hashed(logical) for logical in resources}
-    wanted = []  # (kind, logical id, index, rule)
-    for _, line, rule in sorted(expected_for(path).findings):
-        for logical in resources:
-            if resources.key_locs[logical].line == line:
-                wanted.append(("resource", logical, None, rule))
-                break
-        else:
-            for logical, body in resources.items():
-                subs = body.get("Properties", {}).get("Subscription", [])
-                for index, loc in enumerate(getattr(subs, "item_locs", [])):
-                    if loc.line == line:
-                        wanted.append(("inline", logical, index, rule))
-            if not any(w[3] == rule and w[0] == "inline" for w in wanted):
-                raise SystemExit(f"{path}:{line}: no resource for expectation {rule}")
-    twin = rename(json.loads(json.dumps(data)), ids)
-    twin["Resources"] = {ids[k]: v for k, v in twin["Resources"].items()}
+    ids = {logical: hashed(logical) for logical in data["Resources"]}
+    doc = rename(json.loads(json.dumps(data)), ids)
+    doc["Resources"] = {ids[k]: v for k, v in doc["Resources"].items()}
     for logical, new_id in ids.items():
-        metadata = twin["Resources"][new_id].setdefault("Metadata", {})
+        metadata = doc["Resources"][new_id].setdefault("Metadata", {})
         metadata["aws:cdk:path"] = f"Stack/{logical}/Resource"
-    text = json.dumps(twin, indent=1) + "\n"
-    lines = text.splitlines()
-    sidecar = []
-    for kind, logical, index, rule in wanted:
-        start = lines.index(f'  "{ids[logical]}": {{') + 1
-        if kind == "resource":
-            sidecar.append((start, rule))
-            continue
-        sub = next(i for i in range(start, len(lines)) if lines[i].strip() == '"Subscription": [')
-        indent = len(lines[sub]) - len(lines[sub].lstrip()) + 1
-        items = [i + 1 for i in range(sub + 1, len(lines)) if lines[i] == " " * indent + "{"]
-        sidecar.append((items[index], rule))
+    text = json.dumps(doc, indent=1) + "\n"
+    original = {new: old for old, new in ids.items()}
+    expected = sorted((rule, _resource_at(data["Resources"], line)) for _, line, rule in expected_for(path).findings)
+    with tempfile.TemporaryDirectory() as scratch:
+        twin_path = os.path.join(scratch, "twin.json")
+        with open(twin_path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        found = lint_paths([twin_path], ALL_RULES, Settings(jobs=1)).findings
+    got = sorted((f.name, original.get(f.resource, f.resource)) for f in found)
+    if got != expected:
+        raise SystemExit(f"{path}: the twin's findings {got} are not the fixture's {expected}")
+    sidecar = "".join(f"- {{rule: {f.name}, line: {f.loc.line}}}\n" for f in sorted(found, key=lambda f: (f.loc.line, f.name)))
+    return text, sidecar or "[]\n"
+
+
+def _resource_at(resources, line: int) -> str:
+    """The resource whose text holds ``line`` (a marker names the line a finding is on)."""
+    starts = sorted((loc.line, logical) for logical, loc in resources.key_locs.items())
+    owner = starts[0][1]
+    for start, logical in starts:
+        if start <= line:
+            owner = logical
+    return owner
+
+
+def main(path: str) -> None:
+    text, sidecar = twin(path)
     base = path[: -len(".yaml")].replace("/cfn_", "/cdk_")
     with open(base + ".json", "w", encoding="utf-8") as handle:
         handle.write(text)
     with open(base + ".expected.yaml", "w", encoding="utf-8") as handle:
-        if not sidecar:
-            handle.write("[]\n")
-        for line, rule in sorted(sidecar):
-            handle.write(f"- {{rule: {rule}, line: {line}}}\n")
+        handle.write(sidecar)
 
 
 if __name__ == "__main__":
