@@ -58,13 +58,16 @@ def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today
     key = suppression.rule.strip()
     if not any(key == r.name or key.upper() == r.id for r in rules):
         return f"suppression names unknown rule {key!r} (see `fanout-lint rules`); it suppresses nothing"
+    comment = suppression.syntax == "comment"  # a Terraform comment, not CloudFormation Metadata
     if not suppression.reason.strip():
-        return f"suppression of {key} has no reason; it is not applied (add `reason: ...`)"
+        hint = f"`# fanout-lint: ignore={key} -- <reason>`" if comment else "`reason: ...`"
+        return f"suppression of {key} has no reason; it is not applied (add {hint})"
     if suppression.until:
         try:
             until = datetime.date.fromisoformat(str(suppression.until).strip())
         except ValueError:
-            return (f"suppression of {key} has until={suppression.until!r}, not a date "
+            written = f"until={suppression.until}" if comment else f"until: {suppression.until!r}"
+            return (f"suppression of {key} has {written}, not a date "
                     "(YYYY-MM-DD); it is not applied")
         if today > until:
             return f"suppression of {key} expired on {until.isoformat()}; it no longer suppresses"

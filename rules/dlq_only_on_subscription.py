@@ -10,8 +10,9 @@ messages, which are most failures. With only the subscription DLQ you have a DLQ
 never receives anything and a false sense of safety.
 
 ## How to fix
-Add a redrive policy to the queue itself (`RedrivePolicy` on the `AWS::SQS::Queue`,
-`redrive_policy` on the `aws_sqs_queue`), pointing at its own dead-letter queue, with a
+Add a redrive policy to the queue itself (CloudFormation: `RedrivePolicy` on the
+`AWS::SQS::Queue`; Terraform: `redrive_policy` on the `aws_sqs_queue`), pointing at its
+own dead-letter queue, with a
 `maxReceiveCount` of 3 to 5 (see `missing-dlq` for both forms). Keep the subscription
 DLQ too if you want delivery failures, but it does not replace the queue's.
 

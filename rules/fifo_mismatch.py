@@ -24,6 +24,35 @@ subscribes to a FIFO topic; a function behind a FIFO topic reads a FIFO queue th
 event source mapping instead of subscribing directly. Name FIFO resources `<name>.fifo`,
 or leave the name out and let the service generate one.
 
+CloudFormation:
+
+```yaml
+PaymentsQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    FifoQueue: true
+    QueueName: payments.fifo
+    RedrivePolicy: {deadLetterTargetArn: !GetAtt PaymentsDLQ.Arn, maxReceiveCount: 5}
+PaymentsDLQ:
+  Type: AWS::SQS::Queue
+  Properties:
+    FifoQueue: true
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "payments" {
+  name           = "payments.fifo"
+  fifo_queue     = true
+  redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.payments_dlq.arn, maxReceiveCount = 5 })
+}
+
+resource "aws_sqs_queue" "payments_dlq" {
+  fifo_queue = true
+}
+```
+
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/fifo-message-delivery.html
 - https://docs.aws.amazon.com/sns/latest/dg/sns-fifo-topics.html

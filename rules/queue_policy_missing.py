@@ -20,6 +20,41 @@ Add a queue policy with a statement allowing `sqs:SendMessage` to the principal
 `aws:SourceAccount`). In SAM, a connector from the topic to the queue with
 `Permissions: [Write]` creates it.
 
+CloudFormation:
+
+```yaml
+EmailQueuePolicy:
+  Type: AWS::SQS::QueuePolicy
+  Properties:
+    Queues: [!Ref EmailQueue]
+    PolicyDocument:
+      Version: "2012-10-17"
+      Statement:
+        - Effect: Allow
+          Principal: {Service: sns.amazonaws.com}
+          Action: sqs:SendMessage
+          Resource: !GetAtt EmailQueue.Arn
+          Condition: {ArnEquals: {aws:SourceArn: !Ref OrdersTopic}}
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue_policy" "email" {
+  queue_url = aws_sqs_queue.email.id
+  policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Allow"
+      Principal = { Service = "sns.amazonaws.com" }
+      Action    = "sqs:SendMessage"
+      Resource  = aws_sqs_queue.email.arn
+      Condition = { ArnEquals = { "aws:SourceArn" = aws_sns_topic.orders.arn } }
+    }]
+  })
+}
+```
+
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html
 - https://docs.aws.amazon.com/sns/latest/dg/sns-message-delivery-retries.html

@@ -15,7 +15,11 @@ confused deputy.
 ## How to fix
 Add a condition naming the topics allowed to send:
 `Condition: {ArnEquals: {aws:SourceArn: <topic ARN>}}` (a list for several topics), or at
-least `StringEquals: {aws:SourceAccount: <your account>}`.
+least `StringEquals: {aws:SourceAccount: <your account>}`. The condition is the same
+IAM JSON in both formats: in a CloudFormation `PolicyDocument` as above, and in a
+Terraform `policy = jsonencode({...})` as
+`Condition = { ArnEquals = { "aws:SourceArn" = aws_sns_topic.orders.arn } }` (see
+`queue-policy-missing` for the whole statement in both forms).
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/subscribe-sqs-queue-to-sns-topic.html

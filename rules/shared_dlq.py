@@ -11,7 +11,9 @@ failures.
 
 ## How to fix
 Give every source queue its own dead-letter queue (with a retention longer than the
-source's and an alarm on its depth).
+source's and an alarm on its depth): in CloudFormation, a `RedrivePolicy` per queue whose
+`deadLetterTargetArn` is a DLQ used by that queue alone; in Terraform, a `redrive_policy`
+per `aws_sqs_queue` naming its own `aws_sqs_queue` DLQ (see `missing-dlq` for both forms).
 
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html

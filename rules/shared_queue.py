@@ -10,7 +10,11 @@ build silently becomes load balancing, and each consumer misses about half the e
 
 ## How to fix
 Give every consumer its own queue, subscribed to the topic, with its own dead-letter
-queue: one topic, N subscriptions, N queues, N functions.
+queue: one topic, N subscriptions, N queues, N functions. In CloudFormation that is one
+`AWS::SNS::Subscription`, `AWS::SQS::Queue` (with a `RedrivePolicy`) and
+`AWS::Lambda::EventSourceMapping` per function; in Terraform one
+`aws_sns_topic_subscription`, `aws_sqs_queue` (with a `redrive_policy`) and
+`aws_lambda_event_source_mapping` per function (see `sns-to-lambda-direct` for both forms).
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html

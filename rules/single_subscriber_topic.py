@@ -14,7 +14,24 @@ benefit: producers could send to the queue directly.
 ## How to fix
 If no second consumer is planned, let producers send to the queue and delete the topic
 and its subscription. If the topic is there so that other stacks can subscribe, export
-it (`Outputs` with `Export`, or a Terraform `output`), which also documents the intent.
+it, which also documents the intent.
+
+CloudFormation:
+
+```yaml
+Outputs:
+  OrdersTopicArn:
+    Value: !Ref OrdersTopic
+    Export: {Name: !Sub "${AWS::StackName}-OrdersTopic"}
+```
+
+Terraform:
+
+```hcl
+output "orders_topic_arn" {
+  value = aws_sns_topic.orders.arn
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html

@@ -13,10 +13,32 @@ it as a client-side error, does not retry it, and drops the message (or moves it
 subscription's dead-letter queue). The deploy succeeds and the function never runs.
 
 ## How to fix
-Add a Lambda permission: `Action: lambda:InvokeFunction`, `Principal:
-sns.amazonaws.com`, `FunctionName` the function, and `SourceArn` the topic's ARN. In
-SAM, an `SNS` event on the function creates it. Better still, put a queue between the
-topic and the function (see `sns-to-lambda-direct`).
+Add a Lambda permission for SNS on the function, with the topic as its source. In SAM,
+an `SNS` event on the function creates it. Better still, put a queue between the topic
+and the function (see `sns-to-lambda-direct`).
+
+CloudFormation:
+
+```yaml
+WorkerPermission:
+  Type: AWS::Lambda::Permission
+  Properties:
+    Action: lambda:InvokeFunction
+    FunctionName: !Ref WorkerFunction
+    Principal: sns.amazonaws.com
+    SourceArn: !Ref OrdersTopic
+```
+
+Terraform:
+
+```hcl
+resource "aws_lambda_permission" "worker" {
+  action        = "lambda:InvokeFunction"
+  function_name = aws_lambda_function.worker.function_name
+  principal     = "sns.amazonaws.com"
+  source_arn    = aws_sns_topic.orders.arn
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html

@@ -14,7 +14,24 @@ fails with `KMS.AccessDeniedException`, while the deploy succeeds.
 ## How to fix
 Use a customer managed KMS key whose key policy allows the `sns.amazonaws.com`
 principal `kms:GenerateDataKey` and `kms:Decrypt` (with an `aws:SourceArn` condition),
-or drop `KmsMasterKeyId` and use SSE-SQS.
+or drop the key and use SSE-SQS.
+
+CloudFormation:
+
+```yaml
+AuditQueue:
+  Type: AWS::SQS::Queue
+  Properties:
+    KmsMasterKeyId: !Ref AuditKey   # an AWS::KMS::Key whose policy allows sns.amazonaws.com
+```
+
+Terraform:
+
+```hcl
+resource "aws_sqs_queue" "audit" {
+  kms_master_key_id = aws_kms_key.audit.arn # a key whose policy allows sns.amazonaws.com
+}
+```
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-enable-encryption-for-topic-sqs-queue-subscriptions.html

@@ -15,6 +15,39 @@ Subscribe an SQS queue to the topic (with raw message delivery and its own DLQ) 
 the function read the queue through an event source mapping. In SAM, set
 `SqsSubscription: true` on the SNS event, or better, declare the queue yourself.
 
+CloudFormation:
+
+```yaml
+WorkerSubscription:
+  Type: AWS::SNS::Subscription
+  Properties:
+    TopicArn: !Ref OrdersTopic
+    Protocol: sqs
+    Endpoint: !GetAtt WorkerQueue.Arn
+    RawMessageDelivery: true
+WorkerMapping:
+  Type: AWS::Lambda::EventSourceMapping
+  Properties:
+    EventSourceArn: !GetAtt WorkerQueue.Arn
+    FunctionName: !Ref WorkerFunction
+```
+
+Terraform:
+
+```hcl
+resource "aws_sns_topic_subscription" "worker" {
+  topic_arn            = aws_sns_topic.orders.arn
+  protocol             = "sqs"
+  endpoint             = aws_sqs_queue.worker.arn
+  raw_message_delivery = true
+}
+
+resource "aws_lambda_event_source_mapping" "worker" {
+  event_source_arn = aws_sqs_queue.worker.arn
+  function_name    = aws_lambda_function.worker.arn
+}
+```
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html

@@ -59,3 +59,10 @@ def test_every_rule_has_fires_and_silent_fixtures_in_each_format(rule):
               "cdk_fires.expected.yaml", "cdk_silent.expected.yaml", "tf_fires", "tf_silent"]
     missing = [w for w in wanted if not os.path.exists(os.path.join(folder, w))]
     assert not missing, f"{rule.name}: missing fixtures {missing}"
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.name)
+def test_every_fix_is_shown_in_both_formats(rule):
+    fix = rule.section("How to fix")
+    assert "CloudFormation" in fix or "```yaml" in fix, rule.name
+    assert "Terraform" in fix or "```hcl" in fix, rule.name

@@ -102,3 +102,17 @@ def test_a_construct_names_and_refuses_settings_its_own_way():
     assert vocabulary.term(mapping, "batch_size") == "BatchSize"
     assert not vocabulary.can_set(mapping, "response_types")
     assert vocabulary.how_to_set(mapping, "response_types", ["x"]) == "declare the queue yourself"
+
+
+def test_suppression_hints_use_the_syntax_they_are_written_in(tmp_path, capsys):
+    from fanout_lint.cli import main
+
+    (tmp_path / "tf").mkdir()
+    (tmp_path / "tf" / "main.tf").write_text(
+        '# fanout-lint: ignore=missing-dlq\nresource "aws_sqs_queue" "q" {}\n')
+    (tmp_path / "t.yaml").write_text(
+        "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Metadata:\n      fanout-lint: {ignore: [missing-dlq]}\n")
+    main([str(tmp_path)])
+    err = capsys.readouterr().err
+    assert "(add `# fanout-lint: ignore=missing-dlq -- <reason>`)" in err
+    assert "(add `reason: ...`)" in err
