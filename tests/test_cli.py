@@ -146,7 +146,7 @@ def test_select_and_ignore_accept_ids_and_names(capsys):
 def test_cdk_path_is_shown_with_the_resource(capsys):
     fixture = os.path.join(ROOT, "tests", "fixtures", "shared-queue", "cdk_fires.json")
     main([fixture])
-    assert "(OrdersQueue0A1B2C3D, Shop/Orders/Queue/Resource)" in capsys.readouterr().out
+    assert "(OrdersQueue62717381, Stack/OrdersQueue/Resource)" in capsys.readouterr().out
 
 
 def test_rules_lists_every_rule_as_json(capsys):

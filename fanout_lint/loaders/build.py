@@ -145,33 +145,50 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
 
 
 def _path(f: Field, view: View) -> Path:
-    return tuple(f.path(view.written.format).replace("/", ".").split("."))
+    return f.steps(view.written.format)
+
+
+def _plan(kind: Kind, fmt: str) -> tuple:
+    """(field, steps, reader) for each field a view of ``fmt`` reads, in schema order."""
+    found = _PLANS.get((kind.key, kind.cfn_types, fmt))
+    if found is None:
+        found = _PLANS[(kind.key, kind.cfn_types, fmt)] = tuple(
+            (f, f.steps(fmt), _READERS.get(f.read)) for f in kind.fields
+            if f.read not in ("part", "named") and f.path(fmt)
+        )
+    return found
+
+
+# The schema is constant: each kind's plan is worked out once per format, not per resource.
+_PLANS: dict = {}
 
 
 def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
+    fmt = view.written.format
+    shown = view.shows_properties
     values: dict[str, Any] = {}
-    for f in kind.fields:
-        if f.read in ("part", "named") or not f.path(view.written.format):
-            continue
-        if f.read == "dead_letter":
-            if view.shows_properties:
-                for target in view.targets(_path(f, view), "queue"):
+    for f, steps, reader in _plan(kind, fmt):
+        if reader is None:  # dead_letter: a use of the graph, not a field
+            if shown:
+                for target in view.targets(steps, "queue"):
                     # an item that is no node of its own (an EventBridge target) speaks for its resource
                     user = view.id if kind.node is not None else (view.resource or view.id)
-                    out.dead_letter_uses.append(DeadLetterUse(target, user, f.path(view.written.format)))
+                    out.dead_letter_uses.append(DeadLetterUse(target, user, f.path(fmt)))
             continue
-        values[f.name] = _read(view, f, values) if view.shows_properties else _hidden(f)
+        values[f.name] = reader(view, steps, f, values) if shown else _hidden(f)
     if kind.node is not None:
-        common = {
-            "id": view.id, "loc": view.loc, "type": view.type, "written": view.written,
-            "body": view.body, "cdk_path": view.cdk_path, "suppressions": view.suppressions,
-            "condition": view.condition, "multi_instance": view.multi_instance,
-        }
+        values.update(
+            id=view.id, loc=view.loc, type=view.type, written=view.written, body=view.body,
+            cdk_path=view.cdk_path, suppressions=view.suppressions, condition=view.condition,
+            multi_instance=view.multi_instance,
+        )
         if view.resource:
-            common["resource"] = view.resource
-        if "exported" in kind.node.__dataclass_fields__:
-            common["exported"] = view.exported
-        out.nodes.append(kind.node(**{**common, **values, **(parent or {})}))
+            values["resource"] = view.resource
+        if kind.key == "topic":
+            values["exported"] = view.exported
+        if parent:
+            values.update(parent)
+        out.nodes.append(kind.node(**values))
     if view.type == "aws_sqs_queue":
         _queue_argument_policy(out, view)
     for items in kind.items:
@@ -191,38 +208,69 @@ def _hidden(f: Field) -> Any:
     return HIDDEN
 
 
-def _read(view: View, f: Field, values: dict) -> Any:
-    path = _path(f, view)
-    read = f.read
-    default = default_of(f.default) if f.default else None
-    if read == "int":
-        return to_int(view.value(path, default))
-    if read == "bool":
-        return to_bool(view.value(path, default))
-    if read == "text":
-        return view.value(path, default)
-    if read == "strings":
-        return _string_tuple(view.value(path, default))
-    if read.startswith("ref:"):
-        return view.target(path, read[4:])
-    if read.startswith("refs:"):
-        return view.targets(path, read[5:])
-    if read == "endpoint":
-        kind = _endpoint_kind(values.get("protocol", NONE))
-        return view.target(path, kind) if kind else None
-    if read == "present":
-        written = view.value(path)
-        return view.is_written(path) and not (isinstance(written, Known) and written.value in (None, ""))
-    if read == "redrive":
-        return _redrive(view, path, with_count=True)
-    if read == "redrive_target":
-        redrive = _redrive(view, path, with_count=False)
-        if isinstance(redrive, Known) and redrive.value is not None:
-            return Known(redrive.value.dlq)
-        return redrive
-    if read == "policy":
-        return _statements(view, path)
-    raise ValueError(f"unknown reader {read!r} for {f.name}")
+# How each reader of the schema reads its value; (view, path, field, values read so far).
+def _int(view: View, path: Path, f: Field, values: dict) -> Value:
+    return to_int(view.value(path, default_of(f.default) if f.default else None))
+
+
+def _bool(view: View, path: Path, f: Field, values: dict) -> Value:
+    return to_bool(view.value(path, default_of(f.default) if f.default else None))
+
+
+def _text(view: View, path: Path, f: Field, values: dict) -> Value:
+    return view.value(path, default_of(f.default) if f.default else None)
+
+
+def _strings(view: View, path: Path, f: Field, values: dict) -> Value:
+    return _string_tuple(view.value(path, default_of(f.default) if f.default else None))
+
+
+def _ref(kind: str | None):
+    def read(view: View, path: Path, f: Field, values: dict) -> str | None:
+        return view.target(path, kind)
+
+    return read
+
+
+def _refs(kind: str | None):
+    def read(view: View, path: Path, f: Field, values: dict) -> tuple[str, ...]:
+        return view.targets(path, kind)
+
+    return read
+
+
+def _endpoint(view: View, path: Path, f: Field, values: dict) -> str | None:
+    kind = _endpoint_kind(values.get("protocol", NONE))
+    return view.target(path, kind) if kind else None
+
+
+def _present(view: View, path: Path, f: Field, values: dict) -> bool:
+    written = view.value(path)
+    return view.is_written(path) and not (isinstance(written, Known) and written.value in (None, ""))
+
+
+def _redrive_full(view: View, path: Path, f: Field, values: dict) -> Value:
+    return _redrive(view, path, with_count=True)
+
+
+def _redrive_target(view: View, path: Path, f: Field, values: dict) -> Value:
+    redrive = _redrive(view, path, with_count=False)
+    if isinstance(redrive, Known) and redrive.value is not None:
+        return Known(redrive.value.dlq)
+    return redrive
+
+
+def _policy(view: View, path: Path, f: Field, values: dict) -> Value:
+    return _statements(view, path)
+
+
+_READERS = {
+    "int": _int, "bool": _bool, "text": _text, "strings": _strings,
+    "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
+    "redrive_target": _redrive_target, "policy": _policy,
+}
+_READERS.update({f"ref:{kind}": _ref(kind) for kind in ("queue", "topic", "function", "any")})
+_READERS.update({f"refs:{kind}": _refs(kind) for kind in ("queue", "topic", "function", "any")})
 
 
 def _endpoint_kind(protocol: Value) -> str | None:

@@ -46,6 +46,8 @@ class CfnView:
     # -- values ----------------------------------------------------------------
     def _find(self, path: tuple[str, ...]) -> tuple[Any, Any]:
         """(container, raw value) at ``path``; the raw value is _ABSENT when unset."""
+        if len(path) == 1:  # most settings: the shown properties are a plain mapping
+            return self.props, self.props.get(path[0], _ABSENT)
         container: Any = self.props
         for key in path[:-1]:
             container = container.get(key) if isinstance(container, dict) and not _intrinsic(container) else None
@@ -122,8 +124,7 @@ class CfnView:
     def doc_body(self, path) -> Body | None:
         _, raw = self._find(path)
         if isinstance(raw, Map) and not _intrinsic(raw):
-            loc = raw.body()
-            return Body(loc, self.syntax) if loc is not None else None
+            return Body(raw, self.syntax)
         return None
 
     def items(self, items: Items) -> list["CfnView"]:
@@ -158,8 +159,7 @@ class CfnItemView(CfnView):
         self.exported = False
         self.shows_properties = True
         self.props = item
-        body = item.body() if isinstance(item, Map) else None
-        self.body = Body(body, parent.syntax) if body is not None else None
+        self.body = Body(item, parent.syntax) if isinstance(item, Map) else None
 
 
 # What an item construct cannot express, and what to write instead.
@@ -181,11 +181,9 @@ ITEM_WRITTEN = {
 def _body(raw: RawResource, syntax: str) -> Body | None:
     props = raw.props
     if isinstance(props, Map) and props:
-        loc = props.body()
-        return Body(loc, syntax) if loc is not None else None
+        return Body(props, syntax)
     if isinstance(raw.node, Map):  # no Properties: a fix adds them to the resource
-        loc = raw.node.body()
-        return Body(loc, syntax, ("Properties",)) if loc is not None else None
+        return Body(raw.node, syntax, ("Properties",))
     return None
 
 

@@ -16,12 +16,10 @@ punctuation) ``locate`` says so and the caller uses the exact libyaml path.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import json
 import re
 
-from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq
+from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq, Text
 from fanout_lint.model.nodes import Loc
 
 # NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
@@ -47,31 +45,15 @@ class _Unlocatable(Exception):
     """The fast path cannot prove the locations: use the exact one."""
 
 
-class _Text:
+class _Text(Text):
     """The source text and its line table, shared by every container of one file."""
 
-    __slots__ = ("text", "file", "_line_starts")
-
-    def __init__(self, text: str, file: str):
-        self.text = text
-        self.file = file
-        self._line_starts: list[int] | None = None
-
-    def loc(self, offset: int) -> Loc:
-        if self._line_starts is None:
-            # splitlines breaks where libyaml does for any text json accepts (no raw
-            # control characters in strings): \n, \r\n, \r, \x85, \u2028, \u2029.
-            self._line_starts = [0, *itertools.accumulate(map(len, self.text.splitlines(True)))]
-        line = bisect.bisect_right(self._line_starts, offset) - 1
-        return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
+    __slots__ = ()
 
     def key_loc(self, offset: int) -> Loc:
-        """The span of the quoted key that starts at ``offset``, as libyaml marks a key."""
-        return self.span(offset, _step_over(self.text, offset))
-
-    def span(self, start: int, end: int) -> Loc:
-        first, last = self.loc(start), self.loc(end)
-        return Loc(self.file, first.line, first.column, last.line, last.column)
+        """The span of the quoted key that starts at ``offset``, as libyaml marks a key
+        (a JSON string holds no line break)."""
+        return self.line_span(offset, _step_over(self.text, offset))
 
     def start(self, offset: int) -> int:
         """The first non-blank offset at or after ``offset``: where a value begins."""

@@ -17,9 +17,42 @@ are never read, and a ``Loc`` per value would cost every parse.
 
 from __future__ import annotations
 
+import bisect
+import itertools
+
 from fanout_lint.model.nodes import Loc
 
 MAX_DEPTH = 256
+
+
+class Text:
+    """A file's text and its line table, shared by every container parsed from it, so that
+    a container keeps character offsets and makes a ``Loc`` only when one is read."""
+
+    __slots__ = ("text", "file", "_line_starts")
+
+    def __init__(self, text: str, file: str):
+        self.text = text
+        self.file = file
+        self._line_starts: list[int] | None = None
+
+    def loc(self, offset: int) -> Loc:
+        if self._line_starts is None:
+            # splitlines breaks where libyaml does for any text it or json accepts (the
+            # other breaks splitlines knows, \x0b \x0c \x1c-\x1e, are refused by both):
+            # \n, \r\n, \r, \x85, \u2028, \u2029.
+            self._line_starts = [0, *itertools.accumulate(map(len, self.text.splitlines(True)))]
+        line = bisect.bisect_right(self._line_starts, offset) - 1
+        return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
+
+    def span(self, start: int, end: int) -> Loc:
+        first, last = self.loc(start), self.loc(end)
+        return Loc(self.file, first.line, first.column, last.line, last.column)
+
+    def line_span(self, start: int, end: int) -> Loc:
+        """The span of text that cannot hold a line break (a key): one lookup, not two."""
+        first = self.loc(start)
+        return Loc(self.file, first.line, first.column, first.line, first.column + end - start)
 
 
 class ParseError(Exception):

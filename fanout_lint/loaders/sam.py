@@ -185,9 +185,8 @@ def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: d
             if key in props:
                 mapping.take(key, props)
         # a new setting goes into the event's Properties, where SAM reads it from
-        body = props.body() if isinstance(props, Map) and props else None
-        return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc, SQS_EVENT,
-                           Body(body, resource.syntax) if body is not None else None)]
+        body = Body(props, resource.syntax) if isinstance(props, Map) and props else None
+        return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc, SQS_EVENT, body)]
     target = {"Arn": {"Fn::GetAtt": [fn, "Arn"]}}
     dead_letter = props.get("DeadLetterConfig")
     if isinstance(dead_letter, dict) and "Arn" in dead_letter:

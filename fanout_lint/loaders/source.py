@@ -19,7 +19,7 @@ import re
 
 import yaml
 
-from fanout_lint.loaders.located import MAX_DEPTH, Map, ParseError, Seq
+from fanout_lint.loaders.located import MAX_DEPTH, Map, ParseError, Seq, Text
 from fanout_lint.model.nodes import Loc
 from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
 
@@ -88,7 +88,7 @@ def _plain_scalar(value: str):
     return value
 
 
-def _scalar(event, file: str) -> object:
+def _scalar(event, src: "Text") -> object:
     tag = event.tag
     value = event.value
     if tag is None or tag == "!":
@@ -102,11 +102,10 @@ def _scalar(event, file: str) -> object:
         if kind in ("int", "float", "bool", "null"):
             return _plain_scalar(value)
         return value
-    mark = event.start_mark
-    return _tagged(tag, value, Loc(file, mark.line + 1, mark.column + 1))
+    return _tagged(tag, value, src, event.start_mark.index, event.end_mark.index)
 
 
-def _tagged(tag: str, value, loc: Loc):
+def _tagged(tag: str, value, src: "Text", start: int, end: int):
     if tag in _SHORT_TAGS:
         key = _SHORT_TAGS[tag]
     elif tag.startswith("!"):
@@ -117,10 +116,66 @@ def _tagged(tag: str, value, loc: Loc):
         # "!GetAtt A.Arn" is written as a string; the long form is a list.
         resource, _, attribute = value.partition(".")
         value = [resource, attribute]
-    tagged = Map(loc)
+    tagged = YamlMap()
+    tagged._src, tagged._at, tagged._end = src, start, end
     tagged[key] = value
-    tagged.key_locs[key] = loc
+    tagged._spans = {key: (start, end, start, end)}  # the tag and its value are one entry
     return tagged
+
+
+class YamlMap(Map):
+    """A ``Map`` that keeps the character offsets libyaml marked, and makes ``loc``,
+    ``key_locs`` and spans from them when they are read (most never are)."""
+
+    # _spans: key -> (key start, key end, value start, value end); _end: after the content
+    __slots__ = ("_src", "_at", "_spans", "_end")
+
+    __init__ = dict.__init__
+
+    def __getattr__(self, name):
+        # Only reached while the slot is unset: fill it once, then it is a plain read.
+        if name == "loc":
+            self.loc = self._src.loc(self._at)
+            return self.loc
+        if name == "key_locs":
+            span = self._src.line_span
+            self.key_locs = {key: span(k, e) for key, (k, e, _, _) in self._spans.items()}
+            return self.key_locs
+        raise AttributeError(name)
+
+    def loc_of(self, key) -> Loc:
+        # a key is on one line (YAML's simple keys are; a complex one spans from its start)
+        found = self._spans.get(key)
+        return self.loc if found is None else self._src.line_span(found[0], found[1])
+
+    def span_of(self, key) -> Loc | None:
+        found = self._spans.get(key)
+        return None if found is None else self._src.span(found[0], found[3])
+
+    def value_span(self, key) -> Loc | None:
+        found = self._spans.get(key)
+        return None if found is None else self._src.span(found[2], found[3])
+
+    def body(self) -> Loc | None:
+        return self._src.span(self._at, self._end)
+
+
+class YamlSeq(Seq):
+    """A ``Seq`` that keeps each item's start offset and makes locations when read."""
+
+    __slots__ = ("_src", "_at", "_items")
+
+    __init__ = list.__init__
+
+    def __getattr__(self, name):
+        if name == "loc":
+            self.loc = self._src.loc(self._at)
+            return self.loc
+        if name == "item_locs":
+            loc = self._src.loc
+            self.item_locs = [loc(offset) for offset in self._items]
+            return self.item_locs
+        raise AttributeError(name)
 
 
 def parse_yaml(text: str, file: str):
@@ -132,7 +187,7 @@ def parse_yaml(text: str, file: str):
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(parser, file)
+        return _build(parser, file, text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "invalid YAML"
@@ -147,8 +202,16 @@ def parse_yaml(text: str, file: str):
         parser.dispose()
 
 
-def _build(parser, file: str):
-    stack: list[list] = []  # [container, pending_key, pending_key_loc, tag, size]
+def _build(parser, file: str, text: str):
+    """The document as YamlMap/YamlSeq/scalars, from libyaml's events.
+
+    Each frame of the stack is [container, pending key or _NO_KEY, the key's (start, end)
+    offsets, tag, size, anchor, start offset, end of the last entry, flow style]. Only
+    offsets are kept (ints libyaml computed anyway); a block collection's end event is
+    marked at the next token, lines below, so its span ends with its last entry instead.
+    """
+    src = Text(text, file)
+    stack: list[list] = []
     anchors: dict[str, tuple[object, int]] = {}
     expanded = 0
     root = None
@@ -173,7 +236,7 @@ def _build(parser, file: str):
                         event.start_mark.line + 1,
                     )
             if kind is yaml.ScalarEvent:
-                value, size = _scalar(event, file), 1
+                value, size = _scalar(event, src), 1
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             if not stack:
@@ -181,44 +244,40 @@ def _build(parser, file: str):
                 continue
             frame = stack[-1]
             frame[4] += size
-            frame[7] = event.end_mark
+            start, end = event.start_mark.index, event.end_mark.index
+            frame[7] = end
             container = frame[0]
-            # A Loc is built only where one is recorded (an item, a key): a mapping's value
-            # is located by its key, and values are about half of all scalars.
-            mark = event.start_mark
-            if isinstance(container, Seq):
+            if type(container) is YamlSeq:
                 container.append(value)
-                container.item_locs.append(Loc(file, mark.line + 1, mark.column + 1))
+                container._items.append(start)
             elif frame[1] is _NO_KEY:
-                # a key's location spans it: a resource-level finding highlights the logical ID
-                end = event.end_mark
-                loc = Loc(file, mark.line + 1, mark.column + 1, end.line + 1, end.column + 1)
-                frame[1], frame[2] = _hashable(value, loc), loc
+                frame[1], frame[2] = _hashable(value), (start, end)
             else:
-                container[frame[1]] = value
-                container.key_locs[frame[1]] = frame[2]
-                # the marks exist already: keeping them costs one tuple, a span is made on demand
-                container.value_marks[frame[1]] = (mark, event.end_mark)
+                key = frame[1]
+                container[key] = value
+                container._spans[key] = (*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise ParseError(
                     f"nesting deeper than {MAX_DEPTH} levels", event.start_mark.line + 1
                 )
-            mark = event.start_mark
-            loc = Loc(file, mark.line + 1, mark.column + 1)
-            container = Map(loc) if kind is yaml.MappingStartEvent else Seq(loc)
+            start = event.start_mark.index
+            if kind is yaml.MappingStartEvent:
+                container = YamlMap()
+                container._spans = {}
+            else:
+                container = YamlSeq()
+                container._items = []
+            container._src, container._at = src, start
             tag = event.tag if event.tag and event.tag.startswith("!") else None
-            # [container, pending key, its loc, tag, size, anchor, start mark, end of the
-            # last entry, flow style]: a block collection's end event is marked at the next
-            # token, lines below, so its span ends with its last entry instead.
-            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, mark, None, event.flow_style])
+            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style])
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
             container, _, _, tag, size, anchor, start, last, flow = stack.pop()
-            end = event.end_mark if flow or last is None else last
+            end = event.end_mark.index if flow or last is None else last
             if kind is yaml.MappingEndEvent:
-                container.end = end
-            value = _tagged(tag, container, container.loc) if tag else container
+                container._end = end
+            value = _tagged(tag, container, src, start, end) if tag else container
             if anchor:
                 anchors[anchor] = (value, size)
             if not stack:
@@ -228,16 +287,15 @@ def _build(parser, file: str):
             frame[4] += size
             frame[7] = end
             parent = frame[0]
-            loc = container.loc
-            if isinstance(parent, Seq):
+            if type(parent) is YamlSeq:
                 parent.append(value)
-                parent.item_locs.append(loc)
+                parent._items.append(start)
             elif frame[1] is _NO_KEY:
-                frame[1], frame[2] = _hashable(value, loc), loc
+                frame[1], frame[2] = _hashable(value), (start, end)
             else:
-                parent[frame[1]] = value
-                parent.key_locs[frame[1]] = frame[2]
-                parent.value_marks[frame[1]] = (start, end)
+                key = frame[1]
+                parent[key] = value
+                parent._spans[key] = (*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is yaml.StreamEndEvent:
             done = True
@@ -247,7 +305,7 @@ def _build(parser, file: str):
 _NO_KEY = object()
 
 
-def _hashable(key, loc: Loc):
+def _hashable(key):
     if isinstance(key, (dict, list)):
         # Complex keys have no meaning in CloudFormation; keep them as text.
         return json.dumps(key, default=str, sort_keys=True)

@@ -56,6 +56,21 @@ class Field:
     def path(self, format: str) -> str:
         return self.cfn if format == "cloudformation" else self.tf
 
+    def steps(self, format: str) -> tuple[str, ...]:
+        """The path as the keys a view follows (a document's key is one more step)."""
+        return _steps(self.path(format))
+
+
+def _steps(path: str) -> tuple[str, ...]:
+    found = _STEPS.get(path)
+    if found is None:
+        found = _STEPS[path] = tuple(path.replace("/", ".").split("."))
+    return found
+
+
+# A pure function of a constant: the table's paths split once, not per resource.
+_STEPS: dict[str, tuple[str, ...]] = {}
+
 
 @dataclass(frozen=True)
 class Items:
