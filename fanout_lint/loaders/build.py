@@ -299,7 +299,7 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
     """Known(Redrive), Known(None) when unset, or Unknown; a condition choosing between
     policies is known only when every branch names the same queue and count."""
     document = view.document(path)
-    loc = _entry(view, path)
+    loc = _site(view, path) or view.loc
     options = candidates(document)
     if options is None:
         # The document is known only after apply (it holds a new queue's ARN), but the
@@ -327,11 +327,10 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
     return next(iter(built.values()))
 
 
-def _entry(view: View, path: Path) -> Loc:
-    """Where the setting at ``path`` is written, or the resource."""
+def _site(view: View, path: Path):
+    """Where the setting at ``path`` is written (its span is made when asked), or None."""
     value = view.value(path)
-    site = value.site if isinstance(value, Known) else None
-    return site.entry() if site is not None else view.loc
+    return value.site if isinstance(value, Known) else None
 
 
 def _max_receive_count(view: View, path: Path, policy: dict, document: Known) -> Value:
@@ -351,7 +350,7 @@ def _statements(view: View, path: Path) -> Value:
     document = view.document(path)
     if not isinstance(document, Known) or not isinstance(document.value, dict):
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
-    return parse_policy(document.value, _entry(view, path), view.leaf)
+    return parse_policy(document.value, view.loc, view.leaf)
 
 
 # -- Terraform resources that change another resource --------------------------

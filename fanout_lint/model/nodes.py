@@ -163,8 +163,14 @@ class Topic(Node):
 class Redrive:
     dlq: str  # node id of the dead-letter queue (possibly an External node)
     max_receive_count: Value
-    loc: Loc  # the policy as written
-    body: Body | None = None  # where a key of the policy is added, when it is written as a mapping
+    # the policy as written: a Loc, or the value's site (its span is made when asked)
+    where: object = field(default=None, compare=False, repr=False)
+    body: Body | None = field(default=None, compare=False)  # where a key of the policy is added
+
+    @property
+    def loc(self) -> Loc | None:
+        where = self.where
+        return where if where is None or isinstance(where, Loc) else where.entry()
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
