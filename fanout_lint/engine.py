@@ -9,7 +9,7 @@ from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate, discover
 from fanout_lint.findings import Finding, LoadError, Related
 from fanout_lint.loaders import load_candidate
-from fanout_lint.fixes import plan_fix
+from fanout_lint.fixes import Planner, sources as fix_sources
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
 from fanout_lint.policy import Notice, Suppressed, apply_inline
@@ -26,6 +26,9 @@ class Result:
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
     notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
     baselined: int = 0  # findings hidden because the baseline lists them
+    # file -> digest of the text the findings' fixes were planned on: --fix writes a file
+    # only while it still holds that text
+    fix_sources: dict[str, str] = field(default_factory=dict)
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)
@@ -44,6 +47,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
         result.notices.extend(unit.notices)
         result.units += unit.units
         result.graphs.extend(unit.graphs)
+        fix_sources.merge(result.fix_sources, unit.fix_sources)
     result.sort()
     return result
 
@@ -99,6 +103,8 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
         result.errors.extend(rule_errors)
+        result.fix_sources.update(fix_sources.planned_on(graph.sources, applied.kept))
+        graph.sources = {}  # the fixes are planned: the texts are not needed any more
         if keep_graphs:
             result.graphs.append(graph)
     return result
@@ -107,6 +113,7 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
 def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
     findings: list[Finding] = []
     errors: list[LoadError] = []
+    planner = Planner(graph)
     for rule in enabled_rules(rules, settings):
         try:
             violations = list(rule.check(graph, options_for(rule, settings)))
@@ -114,12 +121,15 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
             errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
             continue
         severity = severity_for(rule, settings)
-        findings.extend(to_finding(rule, severity, v, graph) for v in violations)
+        findings.extend(to_finding(rule, severity, v, graph, planner) for v in violations)
     return findings, errors
 
 
-def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Finding:
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner: Planner | None = None) -> Finding:
     node = violation.at
+    fix = None
+    if violation.fix is not None:
+        fix = (planner or Planner(graph)).plan(node, violation.fix)
     related = tuple(Related(n.resource, n.loc, role) for n, role in violation.related)
     involved = (node.cdk_path or node.resource,) + tuple(n.cdk_path or n.resource for n, _ in violation.related)
     return Finding(
@@ -135,5 +145,5 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Find
         involved=involved,
         suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
-        fix=plan_fix(graph, node, violation.fix) if violation.fix is not None else None,
+        fix=fix,
     )
