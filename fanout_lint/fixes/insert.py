@@ -18,6 +18,7 @@ entry goes after the last one, in the style of its siblings:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from fanout_lint.fixes.positions import Lines
@@ -52,6 +53,8 @@ def insertion(lines: Lines, body: Loc, syntax: str, setting: Setting, owner_line
     if start is None or end is None or end <= start:
         return None
     text = lines.text
+    if _holds_key(lines, body, start, end, syntax, setting.path[0] if setting.path else setting.name):
+        return None  # the key is written already (``Properties: {}``, say): adding it would repeat it
     if syntax == YAML:
         if text[start] == "{":
             return _inline(lines, start, end, _yaml_flow(setting), YAML)
@@ -63,6 +66,23 @@ def insertion(lines: Lines, body: Loc, syntax: str, setting: Setting, owner_line
             return _hcl_object(lines, start, end, setting)
         return _hcl_block(lines, start, end, setting)
     return None
+
+
+def _holds_key(lines: Lines, body: Loc, start: int, end: int, syntax: str, name: str) -> bool:
+    """The body may already write ``name``: exactly at the siblings' indentation in a
+    YAML block mapping, anywhere in its text otherwise (a nested key of that name only
+    costs the fix)."""
+    if syntax == YAML and lines.text[start] != "{":
+        keys = {name + ":", f'"{name}":', f"'{name}':"}
+        for line in range(body.line, body.end_line + 1):
+            text = lines.line_text(line)
+            if len(text) - len(text.lstrip(" ")) == body.column - 1 or line == body.line:
+                word = text[body.column - 1:].split(" ", 1)[0]
+                if word in keys:
+                    return True
+        return False
+    quoted = re.escape(name)
+    return re.search(rf"(?<![\w-])[\"']?{quoted}[\"']?\s*[:=]", lines.text[start:end]) is not None
 
 
 # -- YAML ----------------------------------------------------------------------
@@ -145,7 +165,7 @@ def _hcl_block(lines: Lines, start: int, end: int, setting: Setting) -> Change |
         at = lines.starts[close_line - 1]
         return Change(at, at, indent + written + nl)
     last = _last_code(lines, opening, close, HCL)
-    return Change(last + 1, close, nl + indent + written + nl + lines.indent(close_line))
+    return Change(last + 1, close, nl + indent + written + nl + outer)
 
 
 def _hcl_object(lines: Lines, start: int, end: int, setting: Setting) -> Change | None:
