@@ -19,6 +19,7 @@ from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION, fingerprint,
 from fanout_lint.links import PROJECT_URL, rule_url
 from fanout_lint.model.nodes import Loc
 from fanout_lint.rule import Rule, _dedent
+from fanout_lint.untrusted import clean
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT_BASE = "%SRCROOT%"
@@ -121,7 +122,8 @@ def _fix(fix: FindingFix, root: str) -> dict:
         })
     return {
         "description": {"text": f"set {fix.description}"},
-        "artifactChanges": [{"artifactLocation": _artifact(file, root), "replacements": replacements}
+        # the file as the result's location shows it (edits keep the raw name --fix opens)
+        "artifactChanges": [{"artifactLocation": _artifact(clean(file), root), "replacements": replacements}
                             for file, replacements in changes.items()],
         "properties": {"applicability": "safe" if fix.safe else "unsafe"},
     }
