@@ -8,6 +8,7 @@ import os
 import shutil
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import fanout_lint.engine
 from fanout_lint.cli import main
@@ -248,3 +249,33 @@ def test_json_output_documents_each_fix(stack, capsys):
     }
     assert fixes["FL204"]["applicability"] == "unsafe"
     assert fixes["FL204"]["edits"][0]["content"] == "\n      FunctionResponseTypes: [ReportBatchItemFailures]"
+
+
+def _finding(edits):
+    from fanout_lint.findings import Finding, FindingFix, Severity
+    from fanout_lint.model.nodes import Loc
+
+    return Finding("FL202", "x", Severity.ERROR, "m", "Q", Loc("f", 1, 1), fix=FindingFix("d", True, tuple(edits)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(1, 4), st.integers(0, 2), st.integers(0, 3),
+                          st.sampled_from(["a", "b"])), max_size=12))
+def test_selection_takes_the_first_of_overlapping_fixes_in_finding_order(spans):
+    from fanout_lint.fixes.select import overlaps, select
+
+    findings = [_finding([Edit("f", line, column, line + lines, column + width if not lines else width + 1, text)])
+                for line, column, lines, width, text in spans]
+    selection = select(findings, unsafe=False)
+    kinds = {id(f): kind for kind in ("chosen", "duplicates", "waiting") for f in getattr(selection, kind)}
+    taken: list = []  # the rule, checked the slow way: each fix against every one taken before it
+    for finding in findings:
+        (edit,) = finding.fix.edits
+        if any(finding.fix.edits == other.fix.edits for other in taken):
+            assert kinds[id(finding)] == "duplicates"
+        elif any(overlaps(edit, other.fix.edits[0]) for other in taken):
+            assert kinds[id(finding)] == "waiting"
+        else:
+            assert kinds[id(finding)] == "chosen"
+            taken.append(finding)
+    assert len(selection.chosen) + len(selection.duplicates) + len(selection.waiting) == len(findings)

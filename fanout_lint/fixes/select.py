@@ -9,6 +9,7 @@ plans it on the new text if the finding is still there.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from fanout_lint.findings import Edit, Finding
@@ -39,7 +40,7 @@ class Selection:
 
 def select(findings: list[Finding], unsafe: bool) -> Selection:
     selection = Selection()
-    taken: dict[str, list[Edit]] = {}
+    taken: dict[str, _Taken] = {}
     seen: set[tuple[Edit, ...]] = set()
     for finding in findings:
         if not applicable(finding, unsafe):
@@ -47,14 +48,32 @@ def select(findings: list[Finding], unsafe: bool) -> Selection:
         edits = finding.fix.edits
         if edits in seen:
             selection.duplicates.append(finding)
-        elif any(overlaps(edit, other) for edit in edits for other in taken.get(edit.file, ())):
+        elif any(taken[edit.file].overlaps(edit) for edit in edits if edit.file in taken):
             selection.waiting.append(finding)
         else:
             seen.add(edits)
             for edit in edits:
-                taken.setdefault(edit.file, []).append(edit)
+                taken.setdefault(edit.file, _Taken()).add(edit)
             selection.chosen.append(finding)
     return selection
+
+
+class _Taken:
+    """The edits taken in one file, sorted by start: they do not overlap, so an edit can
+    only overlap its neighbours in that order (a file may hold thousands of fixes)."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[int, int]] = []
+        self.edits: list[Edit] = []
+
+    def overlaps(self, edit: Edit) -> bool:
+        at = bisect.bisect_left(self.starts, (edit.line, edit.column))
+        return any(overlaps(edit, self.edits[i]) for i in range(max(at - 1, 0), min(at + 2, len(self.edits))))
+
+    def add(self, edit: Edit) -> None:
+        at = bisect.bisect_left(self.starts, (edit.line, edit.column))
+        self.starts.insert(at, (edit.line, edit.column))
+        self.edits.insert(at, edit)
 
 
 def overlaps(a: Edit, b: Edit) -> bool:
