@@ -113,6 +113,13 @@ def test_diff_prints_what_fix_would_change_and_writes_nothing(stack, capsys):
     assert (code, out, err) == (0, "", "fanout-lint: would fix 0 findings in 0 files\n")
 
 
+def test_diff_can_go_to_a_file(stack, capsys):
+    code, out, err = run(capsys, "stack.yaml", "--diff", "--output", "fix.diff")
+    assert (code, out) == (1, "") and err.startswith("fanout-lint: would fix 1 finding")
+    assert open("fix.diff", encoding="utf-8").read() == DIFF
+    assert stack.read_text(encoding="utf-8") == TEMPLATE
+
+
 def test_diff_marks_a_last_line_without_a_break_and_escapes_invisible_characters(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     text = TEMPLATE.replace("Queue:\n    Type: AWS::SQS::Queue\n    Properties:\n",

@@ -1,5 +1,9 @@
 """The default human format: one line per finding, then a summary.
 
+A finding ``--fix`` would fix is marked ``[*]`` after its rule ID, as ruff marks them
+(an unsafe fix only when the run was given ``--unsafe-fixes``), and the summary counts
+them.
+
 Every line starts with a location (``findings.where``: a file name cannot pass for
 another location or start a line with ``::``) or is the summary. The records are already
 one printable line each, so colour codes are the only control characters written, and
