@@ -9,7 +9,6 @@ from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate, discover
 from fanout_lint.findings import Finding, LoadError, Related
 from fanout_lint.loaders import load_candidate
-from fanout_lint.fixes import Planner, sources as fix_sources
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
 from fanout_lint.policy import Notice, Suppressed, apply_inline
@@ -47,7 +46,10 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
         result.notices.extend(unit.notices)
         result.units += unit.units
         result.graphs.extend(unit.graphs)
-        fix_sources.merge(result.fix_sources, unit.fix_sources)
+        if unit.fix_sources:
+            from fanout_lint.fixes.sources import merge
+
+            merge(result.fix_sources, unit.fix_sources)
     result.sort()
     return result
 
@@ -103,7 +105,10 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
         result.errors.extend(rule_errors)
-        result.fix_sources.update(fix_sources.planned_on(graph.sources, applied.kept))
+        if any(f.fix is not None for f in applied.kept):
+            from fanout_lint.fixes.sources import planned_on
+
+            result.fix_sources.update(planned_on(graph.sources, applied.kept))
         graph.sources = {}  # the fixes are planned: the texts are not needed any more
         if keep_graphs:
             result.graphs.append(graph)
@@ -113,7 +118,7 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
 def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
     findings: list[Finding] = []
     errors: list[LoadError] = []
-    planner = Planner(graph)
+    planner = _FixPlanner(graph)
     for rule in enabled_rules(rules, settings):
         try:
             violations = list(rule.check(graph, options_for(rule, settings)))
@@ -125,11 +130,26 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
     return findings, errors
 
 
-def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner: Planner | None = None) -> Finding:
+class _FixPlanner:
+    """The graph's fix planner, made (and its module imported) for the first fix."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.planner = None
+
+    def plan(self, node, fix):
+        if self.planner is None:
+            from fanout_lint.fixes import Planner
+
+            self.planner = Planner(self.graph)
+        return self.planner.plan(node, fix)
+
+
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner=None) -> Finding:
     node = violation.at
     fix = None
     if violation.fix is not None:
-        fix = (planner or Planner(graph)).plan(node, violation.fix)
+        fix = (planner or _FixPlanner(graph)).plan(node, violation.fix)
     related = tuple(Related(n.resource, n.loc, role) for n, role in violation.related)
     involved = (node.cdk_path or node.resource,) + tuple(n.cdk_path or n.resource for n, _ in violation.related)
     return Finding(

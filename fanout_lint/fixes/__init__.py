@@ -1,11 +1,12 @@
 """Fixes: a rule's ``Fix`` (set a setting to a value) as text edits in the source, and
-``--fix``/``--diff`` applying them.
+``--fix``/``--diff`` making them.
 
-- ``plan.py``: whether a fix can be made and the edit that makes it;
-- ``insert.py``, ``render.py``, ``positions.py``: writing a new entry in the style of its
-  siblings, values per syntax, lines and columns as the parsers count them;
-- ``select.py``, ``apply.py``, ``rounds.py``: which fixes a run applies, the edits made
-  to each file, and the rounds of linting and fixing.
+- ``plan.py``: whether a fix can be made, and the edit that makes it; ``insert.py``,
+  ``render.py``, ``positions.py``: a new entry in its siblings' style, values per syntax,
+  lines and columns as the parsers count them;
+- ``rounds.py``: lint, apply, lint again; ``select.py``: which fixes a round applies;
+  ``apply.py``, ``sources.py``: the edited text of each file, checked unchanged since it
+  was read and still parsing; ``diff.py``: ``--diff``.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ through ``Lines``, so an edit lands where it was planned.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
@@ -55,14 +56,8 @@ class Lines:
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, column) of an offset."""
-        low, high = 0, len(self.starts) - 1
-        while low < high:  # the last line starting at or before the offset
-            middle = (low + high + 1) // 2
-            if self.starts[middle] <= offset:
-                low = middle
-            else:
-                high = middle - 1
-        return low + 1, offset - self.starts[low] + 1
+        index = bisect.bisect_right(self.starts, offset) - 1  # the last line starting at or before it
+        return index + 1, offset - self.starts[index] + 1
 
     def line_of(self, offset: int) -> int:
         return self.position(offset)[0]

@@ -40,9 +40,10 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
         write: bool) -> Outcome:
     outcome = Outcome(lint())
     refused: set[str] = set()  # files that could not take their fixes: left alone from then on
+    made: set[tuple] = set()  # fixes written: one planned again did not take, and is not repeated
     for _ in range(MAX_ROUNDS if write else 1):
         findings = [f for f in gating(outcome.result)
-                    if f.fix is None or not any(e.file in refused for e in f.fix.edits)]
+                    if f.fix is None or (_key(f) not in made and not any(e.file in refused for e in f.fix.edits))]
         selection = select(findings, unsafe)
         outcome.waiting = len(selection.waiting)
         if not selection.chosen:
@@ -54,9 +55,9 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
         if write:
             changed = _write(changes, outcome)
             refused.update(path for path in {c.path for c in changes} if path not in changed)
-        outcome.fixed += sum(
-            1 for f in selection.chosen + selection.duplicates if all(e.file in changed for e in f.fix.edits)
-        )
+        done = [f for f in selection.chosen + selection.duplicates if all(e.file in changed for e in f.fix.edits)]
+        outcome.fixed += len(done)
+        made.update(_key(f) for f in done)
         outcome.files |= changed
         if not write:
             outcome.changes = changes
@@ -67,6 +68,10 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
     if not unsafe:
         outcome.unsafe = sum(1 for f in gating(outcome.result) if f.fix is not None and not applicable(f, False))
     return outcome
+
+
+def _key(finding: Finding) -> tuple:
+    return (finding.rule, finding.unit, finding.resource, finding.fix.description)
 
 
 def _write(changes: list[FileChange], outcome: Outcome) -> set[str]:
