@@ -281,8 +281,8 @@ def _code(segment: str, syntax: str, at_line_start: bool) -> str:
             quote = char
         elif char in "\"'" and syntax == YAML and (index == 0 or segment[index - 1] in " \t{[,:"):
             quote = char  # a YAML quote opens a scalar only where one can start
-        elif char == "#" and (syntax == HCL or (index == 0 and at_line_start) or segment[index - 1] in " \t"):
-            return segment[:index]
+        elif char == "#" and (syntax == HCL or (at_line_start if index == 0 else segment[index - 1] in " \t")):
+            return segment[:index]  # YAML: a comment starts a line or follows a blank
         elif syntax == HCL and segment.startswith("//", index):
             return segment[:index]
         index += 1
