@@ -114,7 +114,7 @@ def _fixed_line(outcome, verb: str) -> str:
     line = (f"fanout-lint: {verb} {outcome.fixed} finding{'s' if outcome.fixed != 1 else ''} "
             f"in {files} file{'s' if files != 1 else ''}")
     if outcome.waiting and verb != "fixed":
-        line += f"; {outcome.waiting} more overlap these and would be fixed by --fix in a second round"
+        line += f"; {outcome.waiting} more overlap them and take a second round of --fix"
     if outcome.unsafe:
         line += f"; {outcome.unsafe} more with --unsafe-fixes"
     return line

@@ -286,3 +286,12 @@ def test_selection_takes_the_first_of_overlapping_fixes_in_finding_order(spans):
             assert kinds[id(finding)] == "chosen"
             taken.append(finding)
     assert len(selection.chosen) + len(selection.duplicates) + len(selection.waiting) == len(findings)
+
+
+def test_diff_shows_the_first_round_and_counts_what_overlaps_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    shutil.copyfile(os.path.join(CASES, "yaml-overlap-two-rounds", "input.yaml"), tmp_path / "stack.yaml")
+    code, out, err = run(capsys, "stack.yaml", "--diff")
+    added = [line for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")]
+    assert code == 1 and added == ["+    Properties:", "+      MessageRetentionPeriod: 1209600"]
+    assert err == "fanout-lint: would fix 1 finding in 1 file; 1 more overlap them and take a second round of --fix\n"
