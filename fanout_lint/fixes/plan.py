@@ -49,11 +49,15 @@ class Planner:
         current, body = found
         if type(current) is not Known or current.origin not in (LITERAL, DEFAULT) or current.value == fix.value:
             return None
-        if current.site is not None:
-            planned = self._replace(node, current.site, fix.value)
-        elif current.origin == DEFAULT and body is not None:
-            planned = self._insert(node, body, path.rsplit("/", 1)[-1], fix.value)
-        else:
+        try:
+            if current.site is not None:
+                planned = self._replace(node, current.site, fix.value)
+            elif current.origin == DEFAULT and body is not None:
+                planned = self._insert(node, body, path.rsplit("/", 1)[-1], fix.value)
+            else:
+                planned = None
+        except (IndexError, ValueError):
+            # text this module did not expect: the finding is still reported, without a fix
             planned = None
         if planned is None:
             return None
@@ -91,7 +95,8 @@ class Planner:
         if lines is None:
             return None
         new = Setting(name, written_value(body.syntax, raw), body.path)
-        change = insertion(lines, body.loc, body.syntax, new, node.loc.line)
+        owner = node.loc.line if node.loc.file == body.loc.file and node.loc.line <= lines.count else body.loc.line
+        change = insertion(lines, body.loc, body.syntax, new, owner)
         return (body.loc.file, lines, change) if change is not None else None
 
 
