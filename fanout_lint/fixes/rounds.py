@@ -48,13 +48,11 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
         outcome.waiting = len(selection.waiting)
         if not selection.chosen:
             break
-        changes, errors = prepare(selection.edits_by_file(), outcome.result.fix_sources)
-        refused.update(error.file for error in errors)
+        edits = selection.edits_by_file()
+        changes, errors = prepare(edits, outcome.result.fix_sources)
         outcome.errors.extend(errors)
-        changed = {change.path for change in changes}
-        if write:
-            changed = _write(changes, outcome)
-            refused.update(path for path in {c.path for c in changes} if path not in changed)
+        changed = _write(changes, outcome) if write else {change.path for change in changes}
+        refused.update(path for path in edits if path not in changed)  # raw paths, as the edits name them
         done = [f for f in selection.chosen + selection.duplicates if all(e.file in changed for e in f.fix.edits)]
         outcome.fixed += len(done)
         made.update(_key(f) for f in done)
