@@ -11,7 +11,7 @@ import sys
 
 from typing import TYPE_CHECKING
 
-from fanout_lint.findings import where
+from fanout_lint.findings import LoadError, where
 from fanout_lint.settings import Settings, enabled_rules, severity_for
 from fanout_lint.untrusted import clean
 
@@ -35,6 +35,14 @@ def add_arguments(check) -> None:
                        help="record the current findings in FILE and exit 0 (unless a file could not be linted)")
     check.add_argument("--show-suppressed", action="store_true",
                        help="also list findings hidden by inline suppressions, with their reasons")
+    check.add_argument("--fix", action="store_true",
+                       help="apply the safe fixes in place, then report what is left")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="with --fix or --diff, also apply the unsafe fixes (they change what consumers "
+                            "see); alone, mark them as fixable in the report")
+    check.add_argument("--diff", action="store_true",
+                       help="print a unified diff of what --fix would change and write nothing "
+                            "(exit 1 when there is something to change)")
 
 
 def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
@@ -54,6 +62,86 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
     return settings
+
+
+def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
+    """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
+    from fanout_lint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+    from fanout_lint.fixes import rounds
+
+    if args.write_baseline:
+        sys.stderr.write("fanout-lint: error: --write-baseline cannot be combined with --fix or --diff\n")
+        return EXIT_ERROR
+    gating = _gating(args)
+    if gating is None:
+        return EXIT_ERROR
+    outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff)
+    if args.diff:
+        from fanout_lint.fixes import diff
+
+        for error in outcome.result.errors + outcome.errors:
+            sys.stderr.write(f"{error}\n")
+        code = _emit(diff.render(outcome.changes), args)
+        if code is not None:
+            return code
+        sys.stderr.write(_fixed_line(outcome, "would fix") + "\n")
+        if outcome.result.errors or outcome.errors:
+            return EXIT_ERROR
+        return EXIT_FINDINGS if outcome.changes else EXIT_OK
+    result = outcome.result
+    result.errors = sorted(result.errors + outcome.errors, key=LoadError.sort_key)
+    code = finish(result, args, rules, settings, colour)
+    sys.stderr.write(_fixed_line(outcome, "fixed") + "\n")
+    return code
+
+
+def _gating(args):
+    """The findings a fix may touch: those the baseline does not list (None after an error)."""
+    if not args.baseline:
+        return lambda result: result.findings
+    from fanout_lint import baseline
+
+    try:
+        known = baseline.load(args.baseline)
+    except baseline.BaselineError as exc:
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
+        return None
+    return lambda result: baseline.split(result.findings, known, args.repo_root)[0]
+
+
+def _fixed_line(outcome, verb: str) -> str:
+    files = len(outcome.files)
+    line = (f"fanout-lint: {verb} {outcome.fixed} finding{'s' if outcome.fixed != 1 else ''} "
+            f"in {files} file{'s' if files != 1 else ''}")
+    if outcome.waiting and verb != "fixed":
+        line += f"; {outcome.waiting} more overlap them and take a second round of --fix"
+    if outcome.unsafe:
+        line += f"; {outcome.unsafe} more with --unsafe-fixes"
+    return line
+
+
+def _emit(output: str, args) -> int | None:
+    """Write ``output`` to --output or standard output; an exit code when that failed."""
+    from fanout_lint.cli import EXIT_ERROR, discard_stdout, write_stdout
+
+    if args.output:
+        from fanout_lint.regular_files import write_atomic
+
+        try:
+            write_atomic(args.output, output.encode("utf-8"))
+        except OSError as exc:
+            sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}") + "\n")
+            return EXIT_ERROR
+        return None
+    try:
+        write_stdout(output)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        discard_stdout()
+        sys.stderr.write(f"fanout-lint: error: cannot write to standard output: {exc.strerror or exc}\n")
+        return EXIT_ERROR
+    return None
 
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
@@ -87,7 +175,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 
     if args.output and args.color == "auto":
         colour = False  # the terminal decided "auto", but the report goes to a file
-    output = render(result, args.format, rules, settings, root, args.show_suppressed, colour)
+    unsafe = getattr(args, "unsafe_fixes", False)
+    output = render(result, args.format, rules, settings, root, args.show_suppressed, colour, unsafe)
     if args.format != "github":
         for notice in result.notices:
             sys.stderr.write(f"{notice}\n")
@@ -101,7 +190,7 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
             return EXIT_ERROR
         from fanout_lint.report.text import summary
 
-        sys.stderr.write(clean(f"{summary(result)} (report written to {args.output})") + "\n")
+        sys.stderr.write(clean(f"{summary(result, unsafe)} (report written to {args.output})") + "\n")
     else:
         try:
             write_stdout(output)
@@ -115,7 +204,7 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 
 
 def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
-           show_suppressed: bool, colour: bool) -> str:
+           show_suppressed: bool, colour: bool, unsafe_fixes: bool = False) -> str:
     if fmt == "json":
         from fanout_lint.report import json_report
 
@@ -136,7 +225,7 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
         return junit.render(result, root)
     from fanout_lint.report import text
 
-    output = text.render(result, colour=colour)
+    output = text.render(result, colour=colour, unsafe_fixes=unsafe_fixes)
     if show_suppressed and result.suppressed:
         lines = output.splitlines()
         # after the findings, before the summary line, which stays last

@@ -212,7 +212,13 @@ def _check(args) -> int:
         return EXIT_ERROR
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
-    result = lint_paths(args.paths, rules, settings, keep_graphs=args.format == "junit")
+    keep_graphs = args.format == "junit"
+    if args.fix or args.diff:
+        from fanout_lint.check_command import run_fixes
+
+        return run_fixes(args, rules, settings, _colour(args.color),
+                         lambda: lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs))
+    result = lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs)
     return finish(result, args, rules, settings, colour=_colour(args.color))
 
 

@@ -22,6 +22,10 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
         result.notices.extend(unit.notices)
         result.units += unit.units
         result.graphs.extend(unit.graphs)
+        if unit.fix_sources:
+            from fanout_lint.fixes.sources import merge
+
+            merge(result.fix_sources, unit.fix_sources)
     result.sort()
     return result
 

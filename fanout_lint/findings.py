@@ -232,6 +232,9 @@ class Result:
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
     notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
     baselined: int = 0  # findings hidden because the baseline lists them
+    # file -> check value of the text the findings' fixes were planned on: --fix writes a
+    # file only while it still holds that text
+    fix_sources: dict[str, str] = field(default_factory=dict)
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)

@@ -12,7 +12,6 @@ import gc
 from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import Finding, LoadError, Related, Result
-from fanout_lint.fixes import plan_fix
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
@@ -78,6 +77,11 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
         result.errors.extend(rule_errors)
+        if any(f.fix is not None for f in applied.kept):
+            from fanout_lint.fixes.sources import planned_on
+
+            result.fix_sources.update(planned_on(graph.sources, applied.kept))
+        graph.sources = {}  # the fixes are planned: the texts are not needed any more
         if keep_graphs:
             result.graphs.append(graph)
     return result
@@ -86,6 +90,7 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
 def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
     findings: list[Finding] = []
     errors: list[LoadError] = []
+    planner = _FixPlanner(graph)
     for rule in enabled_rules(rules, settings):
         try:
             violations = list(rule.check(graph, options_for(rule, settings)))
@@ -93,12 +98,30 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
             errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
             continue
         severity = severity_for(rule, settings)
-        findings.extend(to_finding(rule, severity, v, graph) for v in violations)
+        findings.extend(to_finding(rule, severity, v, graph, planner) for v in violations)
     return findings, errors
 
 
-def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Finding:
+class _FixPlanner:
+    """The graph's fix planner, made (and its module imported) for the first fix."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.planner = None
+
+    def plan(self, node, fix):
+        if self.planner is None:
+            from fanout_lint.fixes import Planner
+
+            self.planner = Planner(self.graph)
+        return self.planner.plan(node, fix)
+
+
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner=None) -> Finding:
     node = violation.at
+    fix = None
+    if violation.fix is not None:
+        fix = (planner or _FixPlanner(graph)).plan(node, violation.fix)
     related = tuple(Related(n.resource, n.loc, role) for n, role in violation.related)
     involved = (node.cdk_path or node.resource,) + tuple(n.cdk_path or n.resource for n, _ in violation.related)
     return Finding(
@@ -114,5 +137,5 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph) -> Find
         involved=involved,
         suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
-        fix=plan_fix(graph, node, violation.fix) if violation.fix is not None else None,
+        fix=fix,
     )

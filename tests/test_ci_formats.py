@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -43,6 +44,44 @@ def test_sarif_of_every_fixture_validates_against_the_schema(capsys, monkeypatch
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
     assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:10])
     assert len(document["runs"][0]["results"]) >= 10
+
+
+def test_sarif_fixes_validate_and_carry_the_edits_of_the_json_output(tmp_path, capsys, monkeypatch):
+    if not os.path.exists(SCHEMA):
+        pytest.skip("../shared/schemas/sarif-schema-2.1.0.json is not beside this checkout")
+    import jsonschema
+
+    cases = os.path.join(ROOT, "tests", "fix_cases")
+    (tmp_path / "unit").mkdir()
+    shutil.copyfile(os.path.join(cases, "yaml-block", "input.yaml"), tmp_path / "stack.yaml")
+    shutil.copyfile(os.path.join(cases, "json-indented", "input.json"), tmp_path / "stack.json")
+    shutil.copyfile(os.path.join(cases, "hcl-blocks", "input.tf"), tmp_path / "unit" / "main.tf")
+    monkeypatch.chdir(tmp_path)
+    with open(SCHEMA, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    _, document = _sarif(capsys, ".")
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(document))
+    assert not errors, [e.message for e in errors[:5]]
+    _, out, _ = _run(capsys, ".", "--format", "json")
+    findings = json.loads(out)["findings"]
+    results = document["runs"][0]["results"]
+    assert len(results) == len(findings)
+    fixed = [(r, f) for r, f in zip(results, findings) if "fix" in f]
+    assert len(fixed) >= 10 and all(("fixes" in r) == ("fix" in f) for r, f in zip(results, findings))
+    assert {f["fix"]["applicability"] for _, f in fixed} == {"safe", "unsafe"}
+    for result, finding in fixed:
+        (fix,) = result["fixes"]
+        assert fix["description"]["text"] == "set " + finding["fix"]["description"]
+        assert fix["properties"]["applicability"] == finding["fix"]["applicability"]
+        (change,) = fix["artifactChanges"]
+        assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]
+        (edit,) = finding["fix"]["edits"]
+        (replacement,) = change["replacements"]
+        assert replacement == {
+            "deletedRegion": {"startLine": edit["line"], "startColumn": edit["column"],
+                              "endLine": edit["end_line"], "endColumn": edit["end_column"]},
+            "insertedContent": {"text": edit["content"]},
+        }
 
 
 def test_sarif_describes_rules_and_results_as_code_scanning_needs(capsys, monkeypatch):

@@ -15,7 +15,7 @@ from fanout_lint.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BROKEN = os.path.join(ROOT, "examples", "broken")
 CLEAN = os.path.join(ROOT, "examples", "clean")
-TEXT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<id>FL\d{3}) \[(error|warning|info)\] .+ \((?P<resource>[^)]+)\)$")
+TEXT_LINE = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<id>FL\d{3})(?: \[\*\])? \[(error|warning|info)\] .+ \((?P<resource>[^)]+)\)$")
 
 GOOD_TEMPLATE = """\
 AWSTemplateFormatVersion: "2010-09-09"
@@ -65,7 +65,8 @@ def test_text_lines_are_sorted_and_end_with_a_summary():
     assert all(rows), out
     keys = [(m.group("file"), int(m.group("line"))) for m in rows]
     assert keys == sorted(keys)
-    assert re.match(r"^\d+ findings \(\d+ error, \d+ warning, \d+ info\); 2 units checked$", out[-1])
+    assert re.match(r"^\d+ findings \(\d+ error, \d+ warning, \d+ info\); 2 units checked"
+                    r"(; \[\*\] \d+ fixable with --fix)?(; \d+ more with --fix --unsafe-fixes)?$", out[-1])
 
 
 def test_json_output_is_the_documented_interface():

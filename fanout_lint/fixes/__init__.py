@@ -1,13 +1,16 @@
-"""Fixes: a rule's ``Fix`` (set a setting to a value) as text edits in the source."""
+"""Fixes: a rule's ``Fix`` (set a setting to a value) as text edits in the source, and
+``--fix``/``--diff`` making them.
+
+- ``plan.py``: whether a fix can be made, and the edit that makes it; ``insert.py``,
+  ``render.py``, ``positions.py``: a new entry in its siblings' style, values per syntax,
+  lines and columns as the parsers count them;
+- ``rounds.py``: lint, apply, lint again; ``select.py``: which fixes a round applies;
+  ``apply.py``, ``sources.py``: the edited text of each file, checked unchanged since it
+  was read and still parsing; ``diff.py``: ``--diff``.
+"""
 
 from __future__ import annotations
 
-from fanout_lint.findings import FindingFix
-from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Node
-from fanout_lint.rule import Fix
+from fanout_lint.fixes.plan import Planner, plan_fix
 
-
-def plan_fix(graph: Graph, node: Node, fix: Fix) -> FindingFix | None:
-    """The edits that make ``fix`` in the node's source, or None where it cannot be made."""
-    return None
+__all__ = ["Planner", "plan_fix"]

@@ -41,7 +41,11 @@ class Text:
             # splitlines breaks where libyaml does for any text it or json accepts (the
             # other breaks splitlines knows, \x0b \x0c \x1c-\x1e, are refused by both):
             # \n, \r\n, \r, \x85, \u2028, \u2029.
-            self._line_starts = [0, *itertools.accumulate(map(len, self.text.splitlines(True)))]
+            lines = self.text.splitlines(True)
+            starts = [0, *itertools.accumulate(map(len, lines))]
+            if lines and lines[-1] == lines[-1].rstrip("\r\n\x85\u2028\u2029"):
+                starts.pop()  # the last line has no break: its end starts no line
+            self._line_starts = starts
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return Loc(self.file, line + 1, offset - self._line_starts[line] + 1)
 

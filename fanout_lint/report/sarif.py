@@ -3,7 +3,8 @@
 Locations are relative to the repository root (``--repo-root``, default the current
 directory) under the ``%SRCROOT%`` base, which is what code scanning resolves against the
 checkout. Each result carries a ``partialFingerprints`` entry that ignores line numbers,
-so an alert follows its resource when lines move.
+so an alert follows its resource when lines move. A finding with a fix carries it as
+SARIF ``fixes`` (the replacements ``--fix`` would make), whether safe or not.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import json
 import pathlib
 
 from fanout_lint import __version__
-from fanout_lint.findings import Result
-from fanout_lint.findings import Finding, Severity
+from fanout_lint.findings import Finding, FindingFix, Result, Severity
 from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION, fingerprint, relative_path
 from fanout_lint.links import PROJECT_URL, rule_url
 from fanout_lint.model.nodes import Loc
 from fanout_lint.rule import Rule, _dedent
+from fanout_lint.untrusted import clean
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT_BASE = "%SRCROOT%"
@@ -94,6 +95,8 @@ def _result(f: Finding, index: dict[str, int], root: str) -> dict:
     }
     if f.rule in index:
         entry["ruleIndex"] = index[f.rule]
+    if f.fix is not None:
+        entry["fixes"] = [_fix(f.fix, root)]
     if f.related:
         entry["relatedLocations"] = [
             {
@@ -104,6 +107,25 @@ def _result(f: Finding, index: dict[str, int], root: str) -> dict:
             for number, r in enumerate(f.related, start=1)
         ]
     return entry
+
+
+def _fix(fix: FindingFix, root: str) -> dict:
+    """The finding's fix as SARIF ``fix``: per file, the regions replaced and the text put
+    there (an empty region inserts). Safe or unsafe is a property: SARIF has no word for it."""
+    changes: dict[str, list[dict]] = {}
+    for edit in fix.edits:
+        changes.setdefault(edit.file, []).append({
+            "deletedRegion": {"startLine": edit.line, "startColumn": edit.column,
+                              "endLine": edit.end_line, "endColumn": edit.end_column},
+            "insertedContent": {"text": edit.text},
+        })
+    return {
+        "description": {"text": f"set {fix.description}"},
+        # the file as the result's location shows it (edits keep the raw name --fix opens)
+        "artifactChanges": [{"artifactLocation": _artifact(clean(file), root), "replacements": replacements}
+                            for file, replacements in changes.items()],
+        "properties": {"applicability": "safe" if fix.safe else "unsafe"},
+    }
 
 
 def _artifact(file: str, root: str) -> dict:

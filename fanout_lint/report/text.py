@@ -1,5 +1,9 @@
 """The default human format: one line per finding, then a summary.
 
+A finding ``--fix`` would fix is marked ``[*]`` after its rule ID, as ruff marks them
+(an unsafe fix only when the run was given ``--unsafe-fixes``), and the summary counts
+them.
+
 Every line starts with a location (``findings.where``: a file name cannot pass for
 another location or start a line with ``::``) or is the summary. The records are already
 one printable line each, so colour codes are the only control characters written, and
@@ -16,22 +20,29 @@ _RESET = "\033[0m"
 _DIM = "\033[2m"
 
 
-def render(result: Result, colour: bool = False) -> str:
+def render(result: Result, colour: bool = False, unsafe_fixes: bool = False) -> str:
+    """``unsafe_fixes``: the run was given ``--unsafe-fixes``, so their findings are marked too."""
     lines = [str(error) for error in result.errors]
     for f in result.findings:
         severity = f"[{f.severity.value}]"
+        rule = f"{f.rule} [*]" if _fixable(f, unsafe_fixes) else f.rule
         where = location(f.loc.file, f.loc.line, f.loc.column)
         resource = f.resource if not f.cdk_path else f"{f.resource}, {f.cdk_path}"
         if colour:
             severity = f"{_COLOURS[f.severity]}{severity}{_RESET}"
             where = f"\033[1m{where}{_RESET}"
             resource = f"{_DIM}{resource}{_RESET}"
-        lines.append(f"{where}: {f.rule} {severity} {f.message} ({resource})")
-    lines.append(summary(result))
+        lines.append(f"{where}: {rule} {severity} {f.message} ({resource})")
+    lines.append(summary(result, unsafe_fixes))
     return "\n".join(lines) + "\n"
 
 
-def summary(result: Result) -> str:
+def _fixable(finding, unsafe_fixes: bool) -> bool:
+    """``--fix`` would apply the finding's fix (as ruff marks it: ``[*]``)."""
+    return finding.fix is not None and (finding.fix.safe or unsafe_fixes)
+
+
+def summary(result: Result, unsafe_fixes: bool = False) -> str:
     counts = {s: 0 for s in Severity}
     for f in result.findings:
         counts[f.severity] += 1
@@ -47,4 +58,10 @@ def summary(result: Result) -> str:
         parts.append(f"{len(result.suppressed)} suppressed inline")
     if result.baselined:
         parts.append(f"{result.baselined} in baseline")
+    fixable = sum(1 for f in result.findings if _fixable(f, unsafe_fixes))
+    more = sum(1 for f in result.findings if f.fix is not None) - fixable
+    if fixable:
+        parts.append(f"[*] {fixable} fixable with --fix" + (" --unsafe-fixes" if unsafe_fixes else ""))
+    if more:
+        parts.append(f"{more} more with --fix --unsafe-fixes" if fixable else f"{more} fixable with --fix --unsafe-fixes")
     return "; ".join(parts)

@@ -1,0 +1,33 @@
+"""``--diff``: what the fixes would change, as a unified diff.
+
+The lines shown come from the linted files, so they are untrusted text: each line's
+content is shown as ``untrusted.clean`` shows any text (a control character as a visible
+escape), and its line break as a newline. For the usual file, printable text with LF
+line ends, the diff is exact and applies with ``patch -p0`` or ``git apply``.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from fanout_lint.fixes.apply import FileChange
+from fanout_lint.untrusted import clean
+
+NO_NEWLINE = "\\ No newline at end of file\n"
+
+
+def render(changes: list[FileChange]) -> str:
+    out: list[str] = []
+    for change in sorted(changes, key=lambda c: c.path):
+        before = change.source.text.splitlines(keepends=True)
+        after = change.text.splitlines(keepends=True)
+        name = clean(change.path)
+        for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
+            if line.startswith(("---", "+++", "@@")):
+                out.append(line if line.endswith("\n") else line + "\n")
+                continue
+            content = line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+            out.append(clean(content) + "\n")
+            if content == line:  # the file's last line, without a break
+                out.append(NO_NEWLINE)
+    return "".join(out)

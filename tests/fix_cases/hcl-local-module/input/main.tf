@@ -1,0 +1,7 @@
+module "orders" {
+  source  = "./modules/queue"
+  name    = "orders"
+  timeout = 60
+
+  dlq_retention = 345600
+}
