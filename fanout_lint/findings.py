@@ -72,7 +72,8 @@ class Edit:
     text: str
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "column": self.column,
+        # the raw path stays on the edit (--fix opens it); what is shown is cleaned
+        return {"file": clean(self.file), "line": self.line, "column": self.column,
                 "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
 
 
@@ -157,7 +158,8 @@ class LoadError:
         return (self.file, self.line or 0, self.message)
 
     def as_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
+        # the raw path stays on the edit (--fix opens it); what is shown is cleaned
+        return {"file": clean(self.file), "line": self.line, "column": self.column, "message": self.message}
 
     def __str__(self) -> str:
         return f"{where(self.file, self.line, self.column)}: error: {self.message}"

@@ -79,7 +79,11 @@ def check(graph: Graph, options) -> list[Violation]:
             related.append((dlq, "dead-letter queue"))
         related += [(m, "event source mapping") for m in graph.consumers_of(queue.id)]
         known = single_values(count)
-        target = min(max(known[0], low), high) if known is not None else None
+        target = None
+        if known is not None:
+            target = min(max(known[0], low), high)
+            if too_low and graph.consumers_of(queue.id):  # AWS's advice for Lambda, within the range
+                target = min(max(LAMBDA_ADVICE, low), high)
         found.append(Violation(
             at=queue,
             field="max_receive_count",

@@ -180,7 +180,7 @@ ITEM_WRITTEN = {
 
 def _body(raw: RawResource, syntax: str) -> Body | None:
     props = raw.props
-    if isinstance(props, Map) and props:
+    if isinstance(props, Map):  # `Properties: {}` too: a new setting goes inside the braces
         return Body(props, syntax)
     if isinstance(raw.node, Map):  # no Properties: a fix adds them to the resource
         return Body(raw.node, syntax, ("Properties",))
