@@ -66,7 +66,7 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
 
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
     """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
-    from fanout_lint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+    from fanout_lint.outcome import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
     from fanout_lint.fixes import rounds
 
     if args.write_baseline:
@@ -122,7 +122,7 @@ def _fixed_line(outcome, verb: str) -> str:
 
 def _emit(output: str, args) -> int | None:
     """Write ``output`` to --output or standard output; an exit code when that failed."""
-    from fanout_lint.cli import EXIT_ERROR, discard_stdout, write_stdout
+    from fanout_lint.outcome import EXIT_ERROR, discard_stdout, write_stdout
 
     if args.output:
         from fanout_lint.regular_files import write_atomic
@@ -146,7 +146,7 @@ def _emit(output: str, args) -> int | None:
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
     """Apply the baseline, write the report, and return the exit code."""
-    from fanout_lint.cli import EXIT_ERROR, EXIT_OK, discard_stdout, exit_code, write_stdout
+    from fanout_lint.outcome import EXIT_ERROR, EXIT_OK, discard_stdout, exit_code, write_stdout
 
     root = args.repo_root
     if args.baseline or args.write_baseline:

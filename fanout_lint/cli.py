@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import errno
 import json
 import os
 import sys
 
 from fanout_lint import __version__
-from fanout_lint.findings import Severity
+from fanout_lint.outcome import EXIT_ERROR, EXIT_OK, StdoutError, discard_stdout, write_stdout
 from fanout_lint.untrusted import clean
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = ("check", "rules", "explain", "graph")
 
 
@@ -132,37 +130,6 @@ def _run(argv: list[str] | None) -> int:
     return _check(args)
 
 
-class StdoutError(OSError):
-    """Standard output could not be written: a full disk, a closed descriptor."""
-
-
-def write_stdout(text: str) -> None:
-    """Write and flush, so that a full disk or a closed stdout fails here, where the caller
-    can say so, and not in the interpreter's flush at exit."""
-    if sys.stdout is None:
-        raise StdoutError(errno.EBADF, "it is closed")
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise StdoutError(getattr(exc, "errno", None) or errno.EIO, getattr(exc, "strerror", None) or str(exc)) from None
-
-
-def discard_stdout() -> None:
-    """Point standard output at the null device after a failed write: what is left in its
-    buffer would fail again at exit, as an "Exception ignored" message."""
-    try:
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, sys.stdout.fileno())
-        finally:
-            os.close(null)
-    except (OSError, ValueError, AttributeError):  # no descriptor: a closed or captured stream
-        pass
-
-
 def _stdout_problem() -> str | None:
     """Why standard output cannot be written, or None when it can."""
     if sys.stdout is None:
@@ -220,14 +187,6 @@ def _check(args) -> int:
                          lambda: lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs))
     result = lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs)
     return finish(result, args, rules, settings, colour=_colour(args.color))
-
-
-def exit_code(result, fail_on: Severity) -> int:
-    if result.errors:
-        return EXIT_ERROR
-    if any(f.severity.rank >= fail_on.rank for f in result.findings):
-        return EXIT_FINDINGS
-    return EXIT_OK
 
 
 def _colour(choice: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fanout_lint.budget import Budget
-from fanout_lint.loaders import sam
+from fanout_lint.loaders.sam import expand as expand_sam
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
 from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resources
@@ -29,7 +29,7 @@ CDK = Written("cloudformation", "CDK", generated=True)
 def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None = None) -> Graph:
     resources = raw_resources(data, file, syntax)
     if means_sam(data, resources):
-        resources = sam.expand(resources, data)
+        resources = expand_sam(resources, data)
     parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
     mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}
     linker = Linker({r.id: r.type for r in resources})
