@@ -193,3 +193,57 @@ def test_count_and_for_each_nodes_stand_for_several_instances_in_both_formats():
     for graph in (hcl, plan):
         flagged = {n.id for n in graph.nodes() if n.multi_instance}
         assert flagged == several, graph.unit.format
+
+
+def test_both_loaders_follow_a_lambda_alias_to_its_function(tmp_path):
+    # A mapping (or subscription) on an alias reads the function: FL202 compares its timeout.
+    hcl_dir = tmp_path / "hcl"
+    hcl_dir.mkdir()
+    hcl = _hcl(hcl_dir, """
+resource "aws_sqs_queue" "q" { name = "q" }
+resource "aws_lambda_function" "f" {
+  function_name = "f"
+  timeout       = 60
+}
+resource "aws_lambda_alias" "live" {
+  name          = "live"
+  function_name = aws_lambda_function.f.arn
+}
+resource "aws_lambda_event_source_mapping" "m" {
+  event_source_arn = aws_sqs_queue.q.arn
+  function_name    = aws_lambda_alias.live.arn
+}
+""")
+    plan = {
+        "format_version": "1.2",
+        "planned_values": {"root_module": {"resources": [
+            {"address": "aws_sqs_queue.q", "mode": "managed", "type": "aws_sqs_queue", "name": "q",
+             "values": {"name": "q"}},
+            {"address": "aws_lambda_function.f", "mode": "managed", "type": "aws_lambda_function", "name": "f",
+             "values": {"function_name": "f", "timeout": 60}},
+            {"address": "aws_lambda_alias.live", "mode": "managed", "type": "aws_lambda_alias", "name": "live",
+             "values": {"name": "live"}},
+            {"address": "aws_lambda_event_source_mapping.m", "mode": "managed",
+             "type": "aws_lambda_event_source_mapping", "name": "m", "values": {}},
+        ]}},
+        "configuration": {"root_module": {"resources": [
+            {"address": "aws_sqs_queue.q", "type": "aws_sqs_queue", "name": "q",
+             "expressions": {"name": {"constant_value": "q"}}},
+            {"address": "aws_lambda_function.f", "type": "aws_lambda_function", "name": "f",
+             "expressions": {"timeout": {"constant_value": 60}}},
+            {"address": "aws_lambda_alias.live", "type": "aws_lambda_alias", "name": "live",
+             "expressions": {"function_name": {"references": ["aws_lambda_function.f.arn", "aws_lambda_function.f"]}}},
+            {"address": "aws_lambda_event_source_mapping.m", "type": "aws_lambda_event_source_mapping", "name": "m",
+             "expressions": {
+                 "event_source_arn": {"references": ["aws_sqs_queue.q.arn", "aws_sqs_queue.q"]},
+                 "function_name": {"references": ["aws_lambda_alias.live.arn", "aws_lambda_alias.live"]},
+             }},
+        ]}},
+    }
+    path = str(tmp_path / "plan.json")
+    graphs, errors = load_plan(parse_json(json.dumps(plan, indent=1), path), path)
+    assert errors == []
+    for graph in (hcl, graphs[0]):
+        mapping = graph.get("aws_lambda_event_source_mapping.m")
+        assert mapping.function == "aws_lambda_function.f", type(graph)
+        assert mapping.source == "aws_sqs_queue.q"
