@@ -1,7 +1,8 @@
 """Which files and directories a run lints, and how they group into units.
 
-A CloudFormation file is one unit; a Terraform directory (all its ``*.tf``) is one unit;
-a plan JSON file is one unit. Whether a YAML or JSON file is a template is decided by
+A CloudFormation or Serverless Framework file is one unit; a Terraform directory (all its
+``*.tf``, ``*.tf.json``, and OpenTofu's ``*.tofu`` and ``*.tofu.json``: see
+``terraform_files.py``) is one unit; a plan JSON file is one unit. Whether a YAML or JSON file is a template is decided by
 its content when it is loaded, so this stage only looks at names, and at the ``module``
 blocks of Terraform directories: a directory another unit of the run loads as a local
 module is linted inside that unit, with its real inputs, not again on its own.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from fanout_lint.module_calls import modules_of_others
 from fanout_lint.regular_files import resolved_path
+from fanout_lint.terraform_files import suffix_of
 
 # Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
 # deeper than this is generated or hostile, and its paths approach PATH_MAX anyway.
@@ -26,7 +28,9 @@ CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 @dataclass(frozen=True)
 class Candidate:
     path: str
-    kind: str  # "cloudformation" (a YAML/JSON file, maybe a template or plan) | "terraform" (a directory)
+    # "cloudformation" (a YAML/JSON file: maybe a template, a plan or a Serverless service)
+    # | "terraform" (a directory)
+    kind: str
 
 
 @dataclass(frozen=True)
@@ -65,14 +69,14 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
 
 
 def _key(candidate: Candidate) -> tuple[str, str]:
-    # pre-commit passes every changed .tf file of a directory, and a user may name the same
+    # pre-commit passes every changed configuration file of a directory, and a user may name the same
     # place twice (`dir/`, `dir/main.tf`, `./dir`): each unit is linted once
     return (candidate.kind, os.path.normcase(os.path.abspath(candidate.path)))
 
 
 def _classify_file(path: str) -> Candidate | None:
     lower = path.lower()
-    if lower.endswith(".tf"):
+    if suffix_of(os.path.basename(lower)):  # before .json: main.tf.json is Terraform
         return Candidate(os.path.dirname(path) or ".", "terraform")
     if lower.endswith(CFN_SUFFIXES):
         return Candidate(path, "cloudformation")
@@ -126,7 +130,7 @@ def _walk(root: str, exclude: tuple[str, ...]) -> tuple[list[Candidate], list[Pa
                     os.path.basename(directory) == "cdk.out" and entry.name.startswith("asset.")
                 ):
                     subdirectories.append(full)
-            elif entry.name.lower().endswith(".tf"):
+            elif suffix_of(entry.name.lower()):
                 has_tf = True
             elif entry.name.lower().endswith(CFN_SUFFIXES):
                 found.append(Candidate(full, "cloudformation"))

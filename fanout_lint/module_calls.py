@@ -4,18 +4,21 @@ Discovery uses it so that a directory another unit of the run loads as a local m
 (``module "x" { source = "./modules/x" }``) is not linted a second time on its own, with
 its variable defaults instead of the caller's inputs. It reads top-level ``module``
 blocks and their literal ``source`` only, skipping strings, comments and heredocs, so it
-needs no HCL parser and costs one pass over the text. A source that is not a literal
+needs no HCL parser and costs one pass over the text (``json`` reads the files in
+Terraform's JSON syntax), with the files and override files the loader reads. A source that is not a literal
 local path (a registry, git or URL source, an interpolation) calls nothing here, just as
 the loader treats it as opaque.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Iterator
 
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, read_bounded, resolved_path
+from fanout_lint.terraform_files import config_files, is_json
 
 MAX_MODULE_DEPTH = 16  # as the loader: deeper chains of modules are not followed
 
@@ -28,22 +31,31 @@ _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n")
 
 def local_sources(text: str) -> list[str]:
     """The literal local ``source`` of each top-level ``module`` block (``./x``, ``../x``)."""
-    found: list[str] = []
+    return [source for _, source in module_sources(text) if _is_local(source)]
+
+
+def module_sources(text: str) -> list[tuple[str | None, str | None]]:
+    """(name, source) of each top-level ``module`` block of a native-syntax file: the
+    literal source text, "" when it is not a literal, None when the block sets none (an
+    override block may leave the source to the block it overrides)."""
+    found: list[tuple[str | None, str | None]] = []
     if "module" not in text or not _MODULE_BLOCK.search(text):
         return found  # most files call no module: no need to tokenize them
     # module "name" { ... source = "./x" ... }, read from the token stream with a small
     # state, so that memory does not grow with the file. A token that is not what the
     # state expects is read again in the state before.
     state = "seek"
+    name: str | None = None
+    source: str | None = None
     for kind, value, depth in _tokens(text):
         if state == "label":
             if kind == "string":
-                state = "brace"
+                name, state = value, "brace"
                 continue
             state = "seek"
         elif state == "brace":
             if value == "{":
-                state = "body"
+                source, state = None, "body"
                 continue
             state = "seek"
         elif state == "equals":
@@ -52,35 +64,65 @@ def local_sources(text: str) -> list[str]:
                 continue
             state = "body"
         elif state == "value":
+            # a block's first source is its source; only a literal string can be one
+            source = value if kind == "string" and value is not None else ""
+            state = "rest"
             if kind == "string":
-                if value is not None and value.startswith(("./", "../")):
-                    found.append(value)
-                state = "rest"  # a block's first source is its source
                 continue
-            state = "body"
         if state == "seek":
             if kind == "ident" and value == "module" and depth == 0:
                 state = "label"
         elif depth == 0:  # the block's closing brace
+            found.append((name, source))
             state = "seek"
         elif state == "body" and depth == 1 and kind == "ident" and value == "source":
             state = "equals"
+    if state in ("body", "equals", "value", "rest"):  # an unterminated block: still only a scan
+        found.append((name, source))
     return found
+
+
+def json_module_sources(text: str) -> list[tuple[str | None, str | None]]:
+    """(name, source) of each ``module`` block of a file in Terraform's JSON syntax."""
+    if '"module"' not in text:
+        return []
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return []  # the loader reports it
+    found: list[tuple[str | None, str | None]] = []
+    modules = data.get("module") if isinstance(data, dict) else None
+    for group in modules if isinstance(modules, list) else [modules]:
+        if not isinstance(group, dict):
+            continue
+        for name, bodies in group.items():
+            for body in bodies if isinstance(bodies, list) else [bodies]:
+                if isinstance(body, dict):
+                    source = body.get("source")
+                    found.append((name, source if isinstance(source, str) and "${" not in source
+                                  else None if source is None else ""))
+    return found
+
+
+def _is_local(source: str | None) -> bool:
+    return source is not None and source.startswith(("./", "../"))
 
 
 def called_directories(directory: str) -> list[str]:
     """The directories a Terraform directory's module blocks load, normalized.
 
-    Files the loader would refuse (not regular, too large, past the unit's total) are
-    skipped: the loader reports them when it loads the unit.
+    Read as the loader reads the directory (``terraform_files``): an override file's
+    module block replaces the source of the call it overrides. Files the loader would
+    refuse (not regular, too large, past the unit's total) are skipped: the loader
+    reports them when it loads the unit.
     """
-    called = []
     try:
-        names = sorted(n for n in os.listdir(directory) if n.endswith(".tf"))
+        files = config_files(os.listdir(directory))
     except OSError:
         return []
+    sources: dict[object, str | None] = {}  # call name -> its source
     budget = HCL_UNIT_BYTES
-    for name in names:
+    for name in files.primary + files.overrides:
         try:
             data = read_bounded(os.path.join(directory, name), min(HCL_FILE_BYTES, budget))
         except OSError:
@@ -88,9 +130,15 @@ def called_directories(directory: str) -> list[str]:
         budget -= len(data)
         if b"module" not in data:
             continue
-        for source in local_sources(data.decode("utf-8", errors="replace")):
-            called.append(os.path.normpath(os.path.join(directory, source)))
-    return called
+        text = data.decode("utf-8", errors="replace")
+        calls = json_module_sources(text) if is_json(name) else module_sources(text)
+        for call, source in calls:
+            if name in files.overrides:
+                if source is not None and call in sources:
+                    sources[call] = source
+            else:  # an interpolated label is a call of its own
+                sources.setdefault(call if call is not None else ("unnamed", len(sources)), source)
+    return [os.path.normpath(os.path.join(directory, source)) for source in sources.values() if _is_local(source)]
 
 
 def modules_of_others(directories: list[str]) -> set[str]:

@@ -7,7 +7,7 @@ blank nor a comment::
     OrdersQueue:
 
 JSON cannot hold comments: ``name.json`` has a sidecar ``name.expected.yaml`` listing
-``- {rule: shared-queue, line: 12}``. A fixture expecting a load error says
+``- {rule: shared-queue, line: 12}`` (``main.tf.json`` has ``main.tf.expected.yaml``). A fixture expecting a load error says
 ``# expect-error: <text>`` (any line) or lists ``- {error: <text>}`` in its sidecar.
 """
 
@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 
 import yaml
+
+from fanout_lint.terraform_files import suffix_of
 
 MARKER = re.compile(r"#\s*expect:\s*(.+?)\s*$")
 ERROR_MARKER = re.compile(r"#\s*expect-error:\s*(.+?)\s*$")
@@ -32,12 +34,13 @@ class Expected:
 
 
 def fixture_paths(root: str) -> list[str]:
-    """Fixture files and Terraform fixture directories (``tf_*``) below ``root``."""
+    """Fixture files and Terraform fixture directories (``tf_*``: any ``.tf``, ``.tf.json``,
+    ``.tofu`` or ``.tofu.json`` file) below ``root``."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         base = os.path.basename(dirpath)
-        if base.startswith(("tf_", "tfvars_")) and any(f.endswith(".tf") for f in filenames):
+        if base.startswith(("tf_", "tfvars_")) and any(suffix_of(f) for f in filenames):
             found.append(dirpath)
             dirnames[:] = []  # modules below a Terraform fixture belong to it
             continue
@@ -91,6 +94,6 @@ def _files_of(path: str) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames.sort()
         for name in sorted(filenames):
-            if name.endswith((".tf", ".tfvars", ".json")) and not name.endswith(SIDECAR):
+            if name.endswith((".tf", ".tofu", ".tfvars", ".json")) and not name.endswith(SIDECAR):
                 out.append(os.path.join(dirpath, name))
     return out

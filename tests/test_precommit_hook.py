@@ -34,7 +34,9 @@ def test_hook_manifest_matches_templates_and_terraform():
     import re
 
     files = re.compile(hook["files"])
-    for name in ("a.yaml", "b/c.yml", "cdk.out/S.template.json", "t.template", "infra/main.tf"):
+    for name in ("a.yaml", "b/c.yml", "cdk.out/S.template.json", "t.template", "infra/main.tf",
+                 "infra/main.tf.json", "infra/override.tf", "infra/main.tofu", "infra/main.tofu.json",
+                 "svc/serverless.yml"):
         assert files.search(name), name
     for name in ("README.md", "main.py", "terraform.tfstate", "x.tfvars"):
         assert not files.search(name), name

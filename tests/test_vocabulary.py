@@ -59,7 +59,7 @@ def _words(text: str) -> set[str]:
 
 def test_the_corpus_has_findings_in_both_vocabularies():
     formats = {fmt for fmt, _ in FINDINGS}
-    assert {"cloudformation", "terraform", "terraform-plan"} <= formats
+    assert {"cloudformation", "serverless", "terraform", "terraform-plan"} <= formats
     assert len(CFN_ONLY) > 20 and len(TF_ONLY) > 20
 
 
@@ -74,7 +74,7 @@ def test_terraform_findings_name_no_cloudformation_property(fmt):
 
 def test_cloudformation_findings_name_no_terraform_argument():
     for unit_format, finding in FINDINGS:
-        if unit_format == "cloudformation":
+        if unit_format in ("cloudformation", "serverless"):
             wrong = _words(finding.message) & TF_ONLY
             assert not wrong, f"{finding.rule} on {finding.resource}: {sorted(wrong)} in {finding.message!r}"
 

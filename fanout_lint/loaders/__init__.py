@@ -9,8 +9,9 @@ from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json
 from fanout_lint.model.graph import Graph
 from fanout_lint.regular_files import read_bounded
 
-# Words one of which every template (or plan) contains; other files are not parsed.
-_MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
+# Words one of which every template (or plan, or Serverless Framework service) contains;
+# other files are not parsed.
+_MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values", "service")
 
 
 def load_candidate(candidate: Candidate) -> tuple[list[Graph], list[LoadError]]:
@@ -37,6 +38,11 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         from fanout_lint.loaders.terraform_plan import load_plan
 
         return load_plan(parsed, path)
+    if isinstance(parsed, dict) and "service" in parsed:
+        from fanout_lint.loaders.serverless import is_service, load_service
+
+        if is_service(parsed):
+            return load_service(parsed, path, _syntax(text, path), text)
     if not is_template(parsed):
         return [], []
     from fanout_lint.loaders.cloudformation import load_template

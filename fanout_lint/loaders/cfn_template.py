@@ -33,6 +33,9 @@ class RawResource:
     condition: str | None = None  # the resource's Condition attribute
     node: dict | None = None  # the resource's own mapping (Type, Properties, ...)
     body: Body | None = None  # where a new setting goes, when not in ``props`` (a SAM event's)
+    # the construct that wrote its list items, when not the template (the Serverless
+    # Framework's sns event writes a topic's inline subscriptions)
+    items_written: Written | None = None
     syntax: str = "yaml"  # yaml or json: how a fix writes
 
     def prop_loc(self, key: str) -> Loc:

@@ -151,7 +151,7 @@ class CfnItemView(CfnView):
         self.type = f"{parent.type}.{items.path}"
         self.loc = loc
         self.resource = parent.id
-        self.written = ITEM_WRITTEN.get(items.construct, parent.written)
+        self.written = parent.raw.items_written or ITEM_WRITTEN.get(items.construct, parent.written)
         self.syntax = parent.syntax
         self.cdk_path = parent.cdk_path
         self.suppressions = parent.suppressions

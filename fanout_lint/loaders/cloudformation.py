@@ -41,7 +41,7 @@ def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None 
         linker=linker,
         budget=Budget(file=file),
     )
-    exported = _exported_ids(data, intrinsics)
+    exported = exported_ids(data, intrinsics)
     nodes, uses = build((_view(r, intrinsics, exported, syntax) for r in resources), linker)
     return Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {})
 
@@ -52,25 +52,26 @@ def _view(resource: RawResource, intrinsics: Intrinsics, exported: set[str], syn
     cdk_path = cdk_path if isinstance(cdk_path, str) else None
     written = CDK if cdk_path else resource.written or CLOUDFORMATION
     intrinsics.budget.at(intrinsics.file, resource.loc.line, resource.id)
-    return CfnView(resource, intrinsics, written, syntax, _suppressions(metadata, resource.loc),
+    return CfnView(resource, intrinsics, written, syntax, metadata_suppressions(metadata, resource.loc),
                    resource.id in exported, cdk_path)
 
 
-def _exported_ids(data: dict, intrinsics: Intrinsics) -> set[str]:
-    """Resources an ``Outputs`` entry with ``Export`` names: other stacks may use them."""
+def exported_ids(data: dict, intrinsics: Intrinsics, every_output: bool = False) -> set[str]:
+    """Resources an ``Outputs`` entry with ``Export`` names (any entry, for ``every_output``:
+    the Serverless Framework exports them all): other stacks may use them."""
     outputs = data.get("Outputs")
     exported: set[str] = set()
     if not isinstance(outputs, dict):
         return exported
     for output in outputs.values():
-        if isinstance(output, dict) and "Export" in output:
+        if isinstance(output, dict) and (every_output or "Export" in output):
             target = intrinsics.internal_target(output.get("Value"), "any")
             if target:
                 exported.add(target)
     return exported
 
 
-def _suppressions(metadata: Any, loc: Loc) -> tuple[Suppression, ...]:
+def metadata_suppressions(metadata: Any, loc: Loc) -> tuple[Suppression, ...]:
     """``Metadata: {fanout-lint: {ignore: [...]}}``; entries may carry a reason and expiry."""
     if not isinstance(metadata, dict):
         return ()

@@ -561,3 +561,9 @@ def _closing_brace(text: str, start: int) -> int | None:
             depth -= 1
         index += 1
     return None
+
+
+def parse_template(text: str) -> Expr:
+    """A string of Terraform's JSON syntax as the template it stands for: its ``${...}``
+    interpolations parsed, ``$${`` kept as text, a directive ``Opaque``."""
+    return _template_text(text, 0)

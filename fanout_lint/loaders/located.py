@@ -192,6 +192,14 @@ class DerivedMap(Map):
         if isinstance(source, Map):
             self.origins[key] = (source, source_key)
 
+    def put(self, key, value, source, source_key) -> None:
+        """``self[key] = value``, located where ``source[source_key]`` is written: a value the
+        construct derives from what the user wrote (the Serverless Framework's
+        ``functionResponseType: X`` is the mapping's ``FunctionResponseTypes: [X]``)."""
+        self[key] = value
+        if isinstance(source, Map):
+            self.origins[key] = (source, source_key)
+
     def loc_of(self, key) -> Loc:
         origin = self.origins.get(key)
         return origin[0].loc_of(origin[1]) if origin else self.loc

@@ -12,7 +12,6 @@ suppressions. Every written argument keeps its span, so findings point at it.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Any
 
 from fanout_lint.budget import TooLarge
@@ -30,6 +29,7 @@ from fanout_lint.loaders.hcl_expressions import (
 )
 from fanout_lint.loaders.hcl_syntax import Attribute, Block, Call, Literal, ObjectExpr
 from fanout_lint.loaders.linker import Linker
+from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.loaders.terraform_modules import (
     Instance,
     Module,
@@ -40,10 +40,12 @@ from fanout_lint.loaders.terraform_modules import (
     load_unit,
     several,
 )
+from fanout_lint.loaders.terraform_overrides import attribute_file
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
+from fanout_lint.terraform_files import is_json
 
 # Resources the builder reads: the schema's, aliases, and redrive policies set apart.
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
@@ -100,7 +102,7 @@ class _Resolver:
     def loc(self, resource: Resource, name: str | None = None, block: Block | None = None) -> Loc:
         attribute = (block or resource.block).body.attributes.get(name) if name else None
         if attribute is not None:
-            return Loc(resource.file, attribute.line, attribute.column)
+            return Loc(attribute_file(attribute, resource.file), attribute.line, attribute.column)
         return Loc(resource.file, resource.block.line, resource.block.column)
 
     def target(self, resource: Resource, name: str, kind: str | None, block: Block | None = None) -> str | None:
@@ -224,7 +226,8 @@ class HclView:
         block = resource.block
         self.file = resource.file
         self.loc = Loc(resource.file, block.line, block.column, *block.header_end)
-        self.body = Body(Loc(resource.file, block.line, block.column, block.end_line, block.end_column), "hcl")
+        self.syntax = "json" if is_json(resource.file) else "hcl"
+        self.body = Body(Loc(resource.file, block.line, block.column, block.end_line, block.end_column), self.syntax)
         self.suppressions = resolver.suppressions(resource)
         self.exported = resource.address in resolver.exported
         scope = resolver.scope(resource)
@@ -246,7 +249,7 @@ class HclView:
         if attribute is None:
             return default if default is not None else NONE
         value = self.resolver.value(self.block_resource, path[-1], default, block)
-        return with_site(value, HclSite(self.file, attribute))
+        return with_site(value, HclSite(attribute_file(attribute, self.file), attribute))
 
     def is_written(self, path) -> bool:
         return self._attribute(path)[1] is not None
@@ -287,26 +290,28 @@ class HclView:
         return self.resolver.target_of(Known(raw), kind, render_payload(raw),
                                        self.resolver.loc(self.block_resource, path[-1]))
 
-    def _object(self, path) -> ObjectExpr | None:
-        """The object written inside ``jsonencode(...)`` at ``path``, when it is one."""
+    def _object(self, path) -> tuple[ObjectExpr | None, str]:
+        """The object written inside ``jsonencode(...)`` at ``path``, when it is one, and
+        the file it is written in."""
         _, attribute = self._attribute(path)
         expr = attribute.expr if attribute is not None else None
         if isinstance(expr, Call) and expr.name == "jsonencode" and len(expr.args) == 1:
             expr = expr.args[0]
-        return expr if isinstance(expr, ObjectExpr) and expr.pos is not None else None
+        found = expr if isinstance(expr, ObjectExpr) and expr.pos is not None else None
+        return found, attribute_file(attribute, self.file) if attribute is not None else self.file
 
     def doc_site(self, path, key: str):
-        found = self._object(path)
+        found, file = self._object(path)
         if found is None:
             return None
         for (key_expr, _), (key_pos, value_pos) in zip(found.items, found.item_pos):
             if isinstance(key_expr, Literal) and key_expr.value == key:
-                return HclItemSite(self.file, key_pos, value_pos)
+                return HclItemSite(file, key_pos, value_pos)
         return None
 
     def doc_body(self, path) -> Body | None:
-        found = self._object(path)
-        return Body(Loc(self.file, *found.pos), "hcl") if found is not None else None
+        found, file = self._object(path)
+        return Body(Loc(file, *found.pos), "json" if is_json(file) else "hcl") if found is not None else None
 
     def items(self, items: Items) -> list:
         return []
@@ -319,31 +324,6 @@ def render_payload(payload: Any) -> str:
     if isinstance(payload, str):
         return payload
     return "expression"
-
-
-# Linear on one line of text: the rule list's runs are separated by commas they cannot
-# contain, and the rest (``.*`` up to the end) always matches, so nothing is tried twice.
-# (A newline would let ``$`` fail after ``.*`` and make the list give back characters one
-# by one, each time rescanning the rest; comments have none, and such text is refused.)
-_IGNORE = re.compile(r"^fanout-lint:\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)\Z")
-_UNTIL = re.compile(r"\buntil\s*=\s*(\d{4}-\d{2}-\d{2})")
-
-
-def parse_suppression(text: str, loc: Loc) -> list[Suppression]:
-    """``fanout-lint: ignore=ID-or-name[,other] [until=YYYY-MM-DD] [-- reason]``."""
-    text = text.strip()
-    if "\n" in text:
-        return []
-    match = _IGNORE.match(text)
-    if not match:
-        return []
-    rules = [r.strip() for r in match.group(1).split(",") if r.strip()]
-    rest = match.group(2)
-    until_match = _UNTIL.search(rest)
-    until = until_match.group(1) if until_match else None
-    rest = _UNTIL.sub("", rest)
-    reason = rest.split("--", 1)[1].strip() if "--" in rest else ""
-    return [Suppression(rule=r, reason=reason, until=until, loc=loc, syntax="comment") for r in rules]
 
 
 def _plain(value: Value, default: Value | None) -> Value:

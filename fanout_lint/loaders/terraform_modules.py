@@ -1,7 +1,9 @@
 """A Terraform directory and its local modules, as scopes the evaluator can ask.
 
-The root directory is one unit: every ``*.tf`` file in it, with ``terraform.tfvars`` and
-``*.auto.tfvars`` (and their ``.json`` forms) applied to the root variables. A ``module``
+The root directory is one unit: every configuration file in it (``*.tf`` and ``*.tf.json``,
+OpenTofu's ``*.tofu`` and ``*.tofu.json``, override files merged last: see
+``terraform_files.py``), with ``terraform.tfvars`` and ``*.auto.tfvars`` (and their
+``.json`` forms) applied to the root variables. A ``module``
 block whose ``source`` is a local path (``./x``, ``../x``) is loaded from that directory,
 its variables set from the block's arguments; its resources get addresses such as
 ``module.billing.aws_sqs_queue.this``. Any other source (registry, git, URL) is opaque:
@@ -37,8 +39,11 @@ from fanout_lint.loaders.hcl_syntax import (
     parse_hcl,
 )
 from fanout_lint.loaders.source import ParseError, decode
+from fanout_lint.loaders.terraform_json import parse_tf_json
+from fanout_lint.loaders.terraform_overrides import merge_overrides
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
+from fanout_lint.terraform_files import config_files, is_config_name, is_json
 
 MAX_MODULE_DEPTH = 16
 MAX_FILE_BYTES = HCL_FILE_BYTES  # per file, and HCL_UNIT_BYTES per unit: why in regular_files.py
@@ -94,18 +99,33 @@ def load_unit(path: str) -> tuple[UnitState, "Module | None"]:
 
 def _read_dir(unit: UnitState, directory: str, root: bool) -> list[HclFile]:
     try:
-        names = sorted(n for n in os.listdir(directory) if n.endswith(".tf"))
+        files = config_files(os.listdir(directory))
     except OSError as exc:
         unit.errors.append(LoadError(directory, None, f"cannot read directory: {exc.strerror or exc}"))
         unit.incomplete = True
         return []
+    parsed = _parse_all(unit, directory, files.primary)
+    if not files.overrides:
+        return parsed
+    merged, problems = merge_overrides(parsed, _parse_all(unit, directory, files.overrides))
+    for problem in problems:
+        # Terraform refuses such a configuration: what it means is not known.
+        unit.errors.append(LoadError(problem.file, problem.line, f"{problem.message} (the unit is not linted)"))
+        unit.incomplete = True
+    return merged
+
+
+def _parse_all(unit: UnitState, directory: str, names) -> list[HclFile]:
     parsed = []
     for name in names:
-        file = os.path.join(directory, name)
-        result = _parse_file(unit, file)
+        result = _parse_file(unit, os.path.join(directory, name))
         if result is not None:
             parsed.append(result)
     return parsed
+
+
+def _parse_text(text: str, file: str) -> HclFile:
+    return parse_tf_json(text, file) if is_json(file) else parse_hcl(text, file)
 
 
 def _parse_file(unit: UnitState, file: str) -> HclFile | None:
@@ -114,7 +134,7 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
         return None
     try:
         text = decode(data)
-        hcl = parse_hcl(text, file)
+        hcl = _parse_text(text, file)
     except (ParseError, HclError) as exc:
         text = data.decode("utf-8", errors="replace")
         message = exc.message
@@ -125,7 +145,7 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
         return None
     unit.files.append(file)
     unit.comments[file] = {c.line: c.text for c in hcl.comments}
-    if file.endswith(".tf"):
+    if is_config_name(os.path.basename(file)):  # not tfvars: no finding points there
         unit.texts[file] = text
     return hcl
 
