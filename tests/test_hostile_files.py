@@ -66,7 +66,10 @@ class Run:
     seconds: float
 
     def report(self) -> dict:
-        return json.loads(self.out)
+        try:
+            return json.loads(self.out)
+        except ValueError:
+            raise AssertionError(f"not a JSON report (exit {self.code}):\n{self.out[-2000:]}\n{self.err[-2000:]}") from None
 
 
 # Linux carries a process's peak memory across exec, and a child forked from this (large)
