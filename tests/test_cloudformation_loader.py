@@ -253,7 +253,10 @@ def test_sam_scheduled_and_eventbridge_events_name_their_dead_letter_queues():
                 Bus: {Type: EventBridgeRule, Properties: {Pattern: {source: [x]}, DeadLetterConfig: {Arn: !GetAtt C.Arn}}}
     """)
     assert all(graph.is_dead_letter_target(q) for q in "ABC")
-    assert {u.user for q in "ABC" for u in graph.dead_letter_uses(q)} == {"FnTick", "FnTock", "FnBus"}
+    # a rule's target is a node of its own, reported on its rule; a schedule is its own target
+    users = {graph.get(u.user) for q in "ABC" for u in graph.dead_letter_uses(q)}
+    assert {u.id for u in users} == {"FnTick.Targets[0]", "FnTock", "FnBus.Targets[0]"}
+    assert {u.resource for u in users} == {"FnTick", "FnTock", "FnBus"}
 
 
 def test_sam_connectors_grant_queue_and_function_access():
