@@ -105,10 +105,10 @@ def _loses_failures(graph: Graph, function: Function) -> bool:
 def _retries(configs: list[InvokeConfig]) -> str:
     if len(configs) == 1:
         config = configs[0]
-        return (f"a failing event is retried {describe(config.maximum_retry_attempts)} times "
-                f"({term(config, 'maximum_retry_attempts')}) and kept up to "
+        return (f"a failing event gets {describe(config.maximum_retry_attempts)} retries "
+                f"({term(config, 'maximum_retry_attempts')}) and is kept up to "
                 f"{describe(config.maximum_event_age, 's')} ({term(config, 'maximum_event_age')})")
-    return "a failing event is retried twice and kept up to 6 hours by default"
+    return "a failing event gets two retries and is kept up to 6 hours by default"
 
 
 def _on_success(configs: list[InvokeConfig]) -> str:
@@ -118,12 +118,12 @@ def _on_success(configs: list[InvokeConfig]) -> str:
 
 
 def _advice(function: Function, configs: list[InvokeConfig]) -> str:
-    if len(configs) == 1 and configs[0].written.why_fixed("on_failure") is None:
-        config = configs[0]
-        return f"set {term(config, 'on_failure')} of {config.resource}, or {term(function, 'dead_letter')} on the function"
     own = function.written.name_of("invoke_on_failure")  # a construct that writes it its own way (SAM)
     if own is not None:
         return f"set {own}, or {term(function, 'dead_letter')}"
+    if len(configs) == 1:
+        config = configs[0]
+        return f"set {term(config, 'on_failure')} of {config.resource}, or {term(function, 'dead_letter')} on the function"
     return (
         f"add an {resource_type(function, 'invoke_config')} with "
         f"{term_of(function, 'invoke_config', 'on_failure')}, or set {term(function, 'dead_letter')} on the function"
