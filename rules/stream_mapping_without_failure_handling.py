@@ -77,7 +77,7 @@ from fanout_lint.rule import Rule, Violation
 
 from .common import named, stream_service
 
-SERVICES = {"kinesis": "Kinesis stream", "dynamodb": "DynamoDB stream"}
+SERVICES = {"kinesis": "Kinesis stream {}", "dynamodb": "the stream of DynamoDB table {}"}
 EXPIRES = {"kinesis": "up to one week for Kinesis", "dynamodb": "up to one day for DynamoDB Streams"}
 
 
@@ -98,7 +98,7 @@ def check(graph: Graph, options) -> list[Violation]:
             at=mapping,
             field="on_failure",
             message=(
-                f"Event source mapping {mapping.resource} reads {SERVICES[service]} {named(source)} without an "
+                f"Event source mapping {mapping.resource} reads {SERVICES[service].format(named(source))} without an "
                 f"on-failure destination: {_fate(mapping, service)}; set {term(mapping, 'on_failure')} to an SQS "
                 f"queue, SNS topic or S3 bucket"
             ),
