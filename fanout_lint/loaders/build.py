@@ -68,6 +68,10 @@ class View(Protocol):
     def is_written(self, path: Path) -> bool:
         """The template sets it (the provider does not compute it)."""
 
+    def site(self, path: Path) -> Any:
+        """Where the setting at ``path`` is written (a ``values.Site``), whatever its
+        value (a reference known only at deploy time too), or None."""
+
     def proves_absent(self, path: Path) -> bool:
         """The template provably does not set it: every enclosing property or block is
         written plainly (no intrinsic, no ``dynamic`` block, nothing known only after
@@ -336,7 +340,8 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
     """Known(Redrive), Known(None) when unset, or Unknown; a condition choosing between
     policies is known only when every branch names the same queue and count."""
     document = view.document(path)
-    loc = _site(view, path) or view.loc
+    written = view.value(path)
+    loc = (written.site if isinstance(written, Known) else None) or view.loc
     options = candidates(document)
     if options is None:
         # The document is known only after apply (it holds a new queue's ARN), but the
@@ -366,8 +371,7 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
 
 def _site(view: View, path: Path):
     """Where the setting at ``path`` is written (its span is made when asked), or None."""
-    value = view.value(path)
-    return value.site if isinstance(value, Known) else None
+    return view.site(path)
 
 
 def _max_receive_count(view: View, path: Path, policy: dict, document: Known) -> Value:

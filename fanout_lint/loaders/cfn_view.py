@@ -69,6 +69,10 @@ class CfnView:
     def is_written(self, path) -> bool:
         return self._find(path)[1] is not _ABSENT
 
+    def site(self, path):
+        container, raw = self._find(path)
+        return MapSite(container, path[-1]) if raw is not _ABSENT and isinstance(container, Map) else None
+
     def proves_absent(self, path) -> bool:
         container: Any = self.props
         for key in path:

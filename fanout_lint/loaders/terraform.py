@@ -254,6 +254,10 @@ class HclView:
         value = self.resolver.value(self.block_resource, path[-1], default, block)
         return with_site(value, HclSite(self.file, attribute))
 
+    def site(self, path):
+        _, attribute = self._attribute(path)
+        return HclSite(self.file, attribute) if attribute is not None else None
+
     def is_written(self, path) -> bool:
         block, attribute = self._attribute(path)
         return attribute is not None or (block is not None and bool(_blocks_named(block, path[-1])))

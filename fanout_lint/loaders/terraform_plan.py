@@ -350,6 +350,9 @@ class PlanResource:
                 options.append(default if default is not None else Known(None))
         return choice(options) if options else Unknown("no instance")
 
+    def site(self, path):
+        return self._site(path[0]) if len(path) == 1 else None
+
     def _site(self, attr: str):
         values = self.item.get("values") if isinstance(self.item, dict) else None
         return MapSite(values, attr) if isinstance(values, Map) and attr in values else None
