@@ -95,17 +95,18 @@ def check(graph: Graph, options) -> list[Violation]:
 
 
 def _message(graph: Graph, target: EventTarget, destination) -> str:
-    what = f" {named(destination)}" if destination is not None else ""
+    # a target the graph does not model (a state machine, a log group) by its logical ID or address
+    what = named(destination) if destination is not None else target.target or "its target"
     advice = f"set {term(target, 'dead_letter')} to a standard SQS queue"
     if target.scheduler:
         return (
-            f"{source_name(target)} invokes{what} without a dead-letter queue: an invocation that still fails "
+            f"{source_name(target)} invokes {what} without a dead-letter queue: an invocation that still fails "
             f"after its retries is dropped, with no record of it; {advice}"
         )
     retries = (f"{term(target, 'retry_attempts')} {describe(target.retry_attempts)}, "
                f"{term(target, 'event_age')} {describe(target.event_age, 's')}")
     message = (
-        f"{source_name(target)} delivers to{what} without a dead-letter queue: events that exhaust the retry "
+        f"{source_name(target)} delivers to {what} without a dead-letter queue: events that exhaust the retry "
         f"policy ({retries}) are dropped, and those that fail with an error retrying cannot fix (a missing "
         f"permission, a deleted target) are dropped at once; {advice}"
     )
