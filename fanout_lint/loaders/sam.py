@@ -67,7 +67,7 @@ STREAM_EVENTS = {
 }
 RULE_EVENTS = {
     kind: Written("cloudformation", f"SAM {kind} event", transform=True,
-                  names=(("dead_letter", "DeadLetterConfig"), ("message_group", "Target.SqsParameters")))
+                  names=(("dead_letter", "DeadLetterConfig"),))
     for kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent", "ScheduleV2")
 }
 S3_EVENT = Written("cloudformation", "SAM S3 event", transform=True)
