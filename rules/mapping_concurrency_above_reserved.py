@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import EventSourceMapping, Function
+from fanout_lint.model.nodes import EventSourceMapping, Function, Queue
 from fanout_lint.model.values import Known, is_false, verdict
 from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Rule, Violation
@@ -134,13 +134,14 @@ def _together(graph: Graph, function: Function, reserved: int, mapping: EventSou
 
 def _violation(graph: Graph, function: Function, reserved: int, mapping: EventSourceMapping, state: str) -> Violation:
     queue = graph.get(mapping.source)
+    receives = term(queue, "max_receive_count") if isinstance(queue, Queue) else "maxReceiveCount"
     return Violation(
         at=mapping,
         field="maximum_concurrency",
         message=(
             f"Function {function.resource} reserves {reserved} concurrent executions "
             f"({term(function, 'reserved_concurrency')}) and mapping {mapping.resource}, reading {named(queue)}, "
-            f"{state}: throttled batches return to the queue, every receive counts toward maxReceiveCount, and "
+            f"{state}: throttled batches return to the queue, every receive counts toward {receives}, and "
             f"healthy messages end up in the dead-letter queue; keep the mappings' "
             f"{term(mapping, 'maximum_concurrency')} within {reserved} in total"
         ),
