@@ -94,6 +94,12 @@ class FL204(adapter.FanoutLintRule):
     fanout_id = "FL204"
 
 
+class FL205(adapter.FanoutLintRule):
+    """mapping-concurrency-above-reserved"""
+
+    fanout_id = "FL205"
+
+
 class FL301(adapter.FanoutLintRule):
     """queue-policy-missing"""
 
@@ -107,12 +113,30 @@ class FL302(adapter.FanoutLintRule):
 
 
 class FL303(adapter.FanoutLintRule):
-    """sns-to-kms-managed-key"""
+    """delivery-to-kms-managed-key"""
 
     fanout_id = "FL303"
 
 
 class FL304(adapter.FanoutLintRule):
-    """sns-lambda-permission-missing"""
+    """lambda-permission-missing"""
 
     fanout_id = "FL304"
+
+
+class FL401(adapter.FanoutLintRule):
+    """eventbridge-target-without-dlq"""
+
+    fanout_id = "FL401"
+
+
+class FL402(adapter.FanoutLintRule):
+    """async-invoke-without-failure-destination"""
+
+    fanout_id = "FL402"
+
+
+class FL403(adapter.FanoutLintRule):
+    """stream-mapping-without-failure-handling"""
+
+    fanout_id = "FL403"

@@ -61,6 +61,8 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
+    for notice in settings.notices:  # a rule named by a former name
+        sys.stderr.write(clean(notice) + "\n")
     return settings
 
 

@@ -213,11 +213,14 @@ def _rules(args) -> int:
 
 def _explain(args) -> int:
     from fanout_lint.explain import render
-    from fanout_lint.settings import find_rule
+    from fanout_lint.settings import find_rule, renamed
 
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:
         sys.stderr.write(clean(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)") + "\n")
         return EXIT_ERROR
+    notice = renamed(_all_rules(), args.rule)
+    if notice:
+        sys.stderr.write(clean(f"fanout-lint: warning: {notice}") + "\n")
     write_stdout(render(rule))
     return EXIT_OK

@@ -18,7 +18,7 @@ from typing import Any
 from fanout_lint.findings import Severity
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.rule import Option, Rule
-from fanout_lint.settings import Settings, find_rule
+from fanout_lint.settings import Settings, find_rule, renamed
 
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
@@ -42,6 +42,7 @@ class FileConfig:
     fail_on: Severity | None = None
     severity: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()  # rules named by a former name, with the file (and line)
 
 
 def find_config(start: str) -> str | None:
@@ -228,7 +229,24 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
     for key, values in _table(table.get("options", {}), "options", reader).items():
         rule = _rule(key, "options", reader, rules)
         options[rule.id] = _options(rule, _table(values, key, reader), reader)
-    return replace(config, severity=severity, options=options)
+    return replace(config, severity=severity, options=options, notices=tuple(_former_names(table, reader, rules)))
+
+
+def _former_names(table: dict, reader: _Reader, rules: tuple[Rule, ...]) -> list[str]:
+    """A notice, located like an error, for each rule the file names by a former name."""
+    found = []
+    for section in ("select", "ignore"):
+        value = table.get(section)
+        for name in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+            notice = renamed(rules, name) if isinstance(name, str) else None
+            if notice:
+                found.append(str(reader.error(name, f"warning: {notice}", quoted=True)))
+    for section in ("severity", "options"):
+        for key in table.get(section) or {}:
+            notice = renamed(rules, key)
+            if notice:
+                found.append(str(reader.error(key, f"warning: {notice}")))
+    return found
 
 
 def _table(value: Any, key: str, reader: _Reader) -> dict:
@@ -338,6 +356,8 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     select = cli_select or config.select or ()
     ignore = tuple(i for i in config.ignore if i not in cli_select) + cli_ignore
     fail_on = Severity.parse(flags.fail_on) if flags.fail_on else config.fail_on or Severity.WARNING
+    flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in flags.select + flags.ignore)
+                         if n)
     settings = Settings(
         select=select,
         ignore=ignore,
@@ -345,5 +365,6 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         options={k: dict(v) for k, v in config.options.items()},
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
+        notices=config.notices + flag_notices,
     )
     return settings, path

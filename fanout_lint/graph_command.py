@@ -54,6 +54,8 @@ def run(args) -> int:
         settings, _ = resolve(flags, ALL_RULES, os.getcwd())
     except ConfigError as exc:
         return _fail(str(exc))
+    for notice in settings.notices:  # a rule named by a former name
+        sys.stderr.write(clean(notice) + "\n")
     result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:

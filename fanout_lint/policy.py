@@ -17,6 +17,7 @@ from fanout_lint.findings import Finding, Notice, Suppressed
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Suppression
 from fanout_lint.rule import Rule
+from fanout_lint.settings import find_rule, renamed
 
 
 @dataclass
@@ -34,7 +35,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     seen: set[Notice] = set()
     for node in graph.nodes():
         for suppression in node.suppressions:
-            problem = suppression_problem(suppression, rules, today)
+            problem = suppression_problem(suppression, rules, today) or _former_name(suppression, rules)
             if problem:
                 notice = Notice(suppression.loc or node.loc, problem)
                 if notice not in seen:  # SAM copies a resource's metadata onto what it generates
@@ -43,7 +44,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     for finding in findings:
         match = next(
             (s for s in finding.suppressions
-             if _names(s.rule, finding) and not suppression_problem(s, rules, today)),
+             if _names(s.rule, finding, rules) and not suppression_problem(s, rules, today)),
             None,
         )
         if match is None:
@@ -56,7 +57,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
 def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today: datetime.date) -> str:
     """Why this suppression does not apply, or "" when it does."""
     key = suppression.rule.strip()
-    if not any(key == r.name or key.upper() == r.id for r in rules):
+    if find_rule(rules, key) is None:
         return f"suppression names unknown rule {key!r} (see `fanout-lint rules`); it suppresses nothing"
     comment = suppression.syntax == "comment"  # a Terraform comment, not CloudFormation Metadata
     if not suppression.reason.strip():
@@ -74,6 +75,15 @@ def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today
     return ""
 
 
-def _names(key: str, finding: Finding) -> bool:
+def _former_name(suppression: Suppression, rules: tuple[Rule, ...]) -> str:
+    """A notice for a suppression that names its rule by a former name (it still applies)."""
+    notice = renamed(rules, suppression.rule.strip())
+    return f"suppression: {notice}" if notice else ""
+
+
+def _names(key: str, finding: Finding, rules: tuple[Rule, ...]) -> bool:
     key = key.strip()
-    return key == finding.name or key.upper() == finding.rule
+    if key == finding.name or key.upper() == finding.rule:
+        return True
+    rule = find_rule(rules, key)
+    return rule is not None and rule.id == finding.rule

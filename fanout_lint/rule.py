@@ -65,6 +65,13 @@ class Rule:
     check: Check
     doc: str
     options: tuple[Option, ...] = field(default=())
+    # Names the rule had before (configuration, suppressions and `explain` still accept
+    # them, with a notice); baselines match by ID and need nothing.
+    former: tuple[str, ...] = field(default=())
+
+    def is_named(self, key: str) -> bool:
+        """``key`` names the rule: its ID (any case), its name or a former name."""
+        return key == self.name or key.upper() == self.id or key in self.former
 
     def option_defaults(self) -> dict[str, Any]:
         return {o.name: o.default for o in self.options}

@@ -20,14 +20,23 @@ class Settings:
     fail_on: Severity = Severity.WARNING
     jobs: int | None = None
     today: datetime.date | None = None  # when inline suppressions expire; None means the real today
+    notices: tuple[str, ...] = ()  # about the configuration itself (a rule named by a former name)
 
 
 def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:
-    """A rule by ID or name (case-insensitive for IDs)."""
+    """A rule by ID (any case), name, or former name."""
     for rule in rules:
-        if key == rule.name or key.upper() == rule.id:
+        if rule.is_named(key):
             return rule
     return None
+
+
+def renamed(rules: tuple[Rule, ...], key: str) -> str | None:
+    """What to tell a user who names a rule by a former name; None for a current name."""
+    rule = find_rule(rules, key)
+    if rule is None or key not in rule.former:
+        return None
+    return f"rule {key!r} is now named {rule.name!r} ({rule.id}); the old name still works, but use the new one"
 
 
 def enabled_rules(rules: tuple[Rule, ...], settings: Settings) -> tuple[Rule, ...]:
@@ -36,7 +45,7 @@ def enabled_rules(rules: tuple[Rule, ...], settings: Settings) -> tuple[Rule, ..
 
 
 def _named(rule: Rule, keys: tuple[str, ...]) -> bool:
-    return any(k == rule.name or k.upper() == rule.id for k in keys)
+    return any(rule.is_named(k) for k in keys)
 
 
 def options_for(rule: Rule, settings: Settings) -> dict[str, Any]:

@@ -7,10 +7,15 @@ means adding its module here; a test checks that every module in this folder is 
 from __future__ import annotations
 
 from . import (
+    async_invoke_without_failure_destination,
     batch_item_failures_off,
+    delivery_to_kms_managed_key,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
+    eventbridge_target_without_dlq,
     fifo_mismatch,
+    lambda_permission_missing,
+    mapping_concurrency_above_reserved,
     max_receive_count_out_of_range,
     missing_dlq,
     queue_policy_missing,
@@ -19,9 +24,8 @@ from . import (
     shared_dlq,
     shared_queue,
     single_subscriber_topic,
-    sns_lambda_permission_missing,
-    sns_to_kms_managed_key,
     sns_to_lambda_direct,
+    stream_mapping_without_failure_handling,
     visibility_timeout_below_function_timeout,
     visibility_timeout_headroom,
 )
@@ -40,10 +44,14 @@ ALL_RULES = (
     visibility_timeout_below_function_timeout.RULE,
     visibility_timeout_headroom.RULE,
     batch_item_failures_off.RULE,
+    mapping_concurrency_above_reserved.RULE,
     queue_policy_missing.RULE,
     queue_policy_without_source_arn.RULE,
-    sns_to_kms_managed_key.RULE,
-    sns_lambda_permission_missing.RULE,
+    delivery_to_kms_managed_key.RULE,
+    lambda_permission_missing.RULE,
+    eventbridge_target_without_dlq.RULE,
+    async_invoke_without_failure_destination.RULE,
+    stream_mapping_without_failure_handling.RULE,
 )
 
 # Modules in this folder that are not rules.

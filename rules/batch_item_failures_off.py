@@ -44,10 +44,12 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import EventSourceMapping, External, Queue
+from fanout_lint.model.nodes import EventSourceMapping, Queue
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import can_set, how_to_set
 from fanout_lint.rule import Fix, Rule, Violation
+
+from .common import is_sqs_source
 
 REPORT = "ReportBatchItemFailures"
 
@@ -56,7 +58,7 @@ def check(graph: Graph, options) -> list[Violation]:
     found = []
     for mapping in graph.all(EventSourceMapping):
         source = graph.get(mapping.source)
-        if not _is_sqs(source):
+        if not is_sqs_source(graph, mapping):
             continue
         if verdict(lambda size: size > 1, mapping.batch_size) is not True:
             continue
@@ -81,13 +83,6 @@ def check(graph: Graph, options) -> list[Violation]:
             fix=Fix("response_types", [REPORT], safe=False),
         ))
     return found
-
-
-def _is_sqs(source) -> bool:
-    if isinstance(source, Queue):
-        return True
-    # A literal ARN of a queue outside the unit is still a queue.
-    return isinstance(source, External) and source.label.startswith("arn:") and ":sqs:" in source.label
 
 
 RULE = Rule(

@@ -5,8 +5,21 @@ from __future__ import annotations
 import math
 
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import External, Function, LambdaPermission, Node, Queue, QueuePolicy, Subscription
-from fanout_lint.model.permissions import allows, principal_matches
+from fanout_lint.model.nodes import (
+    Delivery,
+    EventSourceMapping,
+    EventTarget,
+    External,
+    Function,
+    LambdaPermission,
+    Node,
+    Notification,
+    Queue,
+    QueuePolicy,
+    Stream,
+    Subscription,
+)
+from fanout_lint.model.permissions import EVENTS, S3, SNS, allows, principal_matches
 from fanout_lint.model.values import Known, Value, candidates, verdict
 from fanout_lint.model.vocabulary import term
 
@@ -54,21 +67,45 @@ def subscription_dlqs(graph: Graph, queue: Queue) -> list[Subscription]:
     ]
 
 
+def is_sqs_source(graph: Graph, mapping: EventSourceMapping) -> bool:
+    """The mapping provably reads an SQS queue (of the unit, or named by a literal ARN)."""
+    source = graph.get(mapping.source)
+    if isinstance(source, Queue):
+        return True
+    return isinstance(source, External) and source.label.startswith("arn:") and ":sqs:" in source.label
+
+
+def stream_service(graph: Graph, mapping: EventSourceMapping) -> str | None:
+    """"kinesis" or "dynamodb" when the mapping provably reads a stream, else None (a
+    queue, Kafka, MQ, DocumentDB, or a source the template does not show)."""
+    source = graph.get(mapping.source)
+    if isinstance(source, Stream):
+        return source.service or None
+    if isinstance(source, External):
+        label = source.label
+        if label.startswith("arn:") and ":kinesis:" in label and ":stream/" in label:
+            return "kinesis"
+        if label.startswith("arn:") and ":dynamodb:" in label and "/stream/" in label:
+            return "dynamodb"
+    return None
+
+
 def is_standard(fifo: Value) -> bool:
     return verdict(lambda f: not f, fifo) is True
 
 
 # -- who may send to a queue or invoke a function (permission rules) ----------
 
-SNS = "sns.amazonaws.com"
 SEND = ("sqs:SendMessage",)
+# How messages name each service that delivers through a resource policy.
+SENDERS = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3"}
 
 
-def _policy_may_allow_sns(policy: QueuePolicy) -> bool | None:
-    """True: a statement allows SNS to send; None: not proved either way; False: none does."""
+def _policy_may_allow(policy: QueuePolicy, service: str) -> bool | None:
+    """True: a statement allows the service to send; None: not proved either way; False: none does."""
     if not isinstance(policy.statements, Known):
         return None
-    answers = {allows(s, SNS, SEND) for s in policy.statements.value}
+    answers = {allows(s, service, SEND) for s in policy.statements.value}
     if True in answers:
         return True
     return None if None in answers else False
@@ -78,60 +115,88 @@ def _unattached(graph: Graph, node_ids: tuple[str, ...], kind: type) -> bool:
     return not node_ids or any(not isinstance(graph.get(i), kind) for i in node_ids)
 
 
-def unresolved_policy_may_allow_sns(graph: Graph) -> bool:
-    """A queue policy whose queues the loader could not resolve may allow SNS.
+def unresolved_policies_may_allow(graph: Graph) -> frozenset[str]:
+    """The services that a queue policy whose queues the loader could not resolve may let send.
 
-    It might be any queue's policy: while it may, nothing is proved about any queue.
-    Asked once per graph, so that checking every queue stays linear.
+    Such a policy might be any queue's: while it may allow a service, nothing is proved
+    about any queue. Asked once per graph, so that checking every queue stays linear.
     """
-    return any(
-        _unattached(graph, policy.queues, Queue) and _policy_may_allow_sns(policy) is not False
-        for policy in graph.all(QueuePolicy)
-    )
+    loose = [p for p in graph.all(QueuePolicy) if _unattached(graph, p.queues, Queue)]
+    return frozenset(service for service in SENDERS if any(_policy_may_allow(p, service) is not False for p in loose))
 
 
-def sns_may_send(graph: Graph, queue: Queue, unresolved_may_allow: bool) -> bool | None:
-    """Does a queue policy of the unit let SNS send to the queue? None when not proved."""
-    answers = {_policy_may_allow_sns(p) for p in graph.policies_for(queue.id)}
+def may_send(graph: Graph, queue: Queue, service: str, unresolved: frozenset[str]) -> bool | None:
+    """Does a queue policy of the unit let the service send to the queue? None when not proved."""
+    answers = {_policy_may_allow(p, service) for p in graph.policies_for(queue.id)}
     if True in answers:
         return True
-    if unresolved_may_allow:
+    if service in unresolved:
         return None
     return None if None in answers else False
 
 
-def _permission_allows_sns(permission: LambdaPermission) -> bool | None:
+def _permission_allows(permission: LambdaPermission, service: str) -> bool | None:
     return verdict(
-        lambda principal, action: _principal_is_sns(principal) and _invoke_action(action),
+        lambda principal, action: isinstance(principal, str) and principal_matches(principal, service)
+        and _invoke_action(action),
         permission.principal, permission.action,
     )
-
-
-def _principal_is_sns(principal) -> bool:
-    return isinstance(principal, str) and principal_matches(principal, SNS)
 
 
 def _invoke_action(action) -> bool:
     return isinstance(action, str) and action.lower() in ("lambda:invokefunction", "lambda:*", "*")
 
 
-def unresolved_permission_may_allow_sns(graph: Graph) -> bool:
-    """A Lambda permission whose function the loader could not resolve may allow SNS."""
-    return any(
-        _unattached(graph, (p.function,) if p.function else (), Function)
-        and _permission_allows_sns(p) is not False
-        for p in graph.all(LambdaPermission)
-    )
+def unresolved_permissions_may_allow(graph: Graph) -> frozenset[str]:
+    """The services that a Lambda permission whose function the loader could not resolve may allow."""
+    loose = [p for p in graph.all(LambdaPermission) if _unattached(graph, (p.function,) if p.function else (), Function)]
+    return frozenset(service for service in SENDERS if any(_permission_allows(p, service) is not False for p in loose))
 
 
-def sns_may_invoke(graph: Graph, function: Function, unresolved_may_allow: bool) -> bool | None:
-    """Does a Lambda permission of the unit let SNS invoke the function? None when not proved."""
-    answers = {_permission_allows_sns(p) for p in graph.permissions_for(function.id)}
+def may_invoke(graph: Graph, function: Function, service: str, unresolved: frozenset[str]) -> bool | None:
+    """Does a Lambda permission of the unit (on the function or an alias of it) let the
+    service invoke the function? None when not proved."""
+    answers = {_permission_allows(p, service) for p in graph.permissions_for(function.id)}
     if True in answers:
         return True
-    if unresolved_may_allow:
+    if service in unresolved:
         return None
     return None if None in answers else False
+
+
+def through_policy(delivery: Delivery) -> bool:
+    """The delivery provably needs the target's resource policy: an EventBridge target with
+    a role may be delivered with the role instead."""
+    sender = delivery.sender
+    return not isinstance(sender, EventTarget) or verdict(lambda role: role is None, sender.role) is True
+
+
+def sender_name(delivery: Delivery) -> str:
+    """How a message names who delivers: ``subscription S``, ``EventBridge rule R``, ..."""
+    sender = delivery.sender
+    return reported(sender) if isinstance(sender, Subscription) else source_name(sender)
+
+
+def source_name(node: Node) -> str:
+    """How a message names an EventBridge target or an S3 notification. An item (a rule's
+    ``Targets`` entry, a bucket's notification) is named by what holds it."""
+    held = node.resource != node.id
+    if isinstance(node, EventTarget):
+        if node.scheduler:
+            return f"EventBridge Scheduler schedule {node.resource}"
+        return f"EventBridge rule {node.resource}" if held else f"EventBridge target {node.resource}"
+    if isinstance(node, Notification):
+        return f"S3 bucket {node.resource}" if node.resource == node.bucket else f"S3 notification {node.resource}"
+    return node.resource
+
+
+def is_disabled(graph: Graph, target: EventTarget) -> bool:
+    """The rule (or schedule) delivering through the target is provably disabled."""
+    rule = graph.rule_of(target)
+    if rule is not None and verdict(lambda enabled: enabled is False, rule.enabled) is True:
+        return True
+    state = rule.state if rule is not None else target.state
+    return verdict(lambda s: isinstance(s, str) and s.upper() == "DISABLED", state) is True
 
 
 def single_values(*values: Value) -> tuple | None:

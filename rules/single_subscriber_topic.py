@@ -1,9 +1,22 @@
 """## What it does
 Flags a standard SNS topic that has exactly one subscription in the unit, an SQS queue,
 and is not exported (no CloudFormation `Outputs` entry with an `Export`, no Terraform
-`output`), so nothing outside the unit is expected to subscribe to it. A topic whose one
-subscriber is an email address, an HTTP endpoint or a function (an alarm topic, say) is
+`output`, no SSM parameter holding its ARN: `AWS::SSM::Parameter` `Value`,
+`aws_ssm_parameter` `value`), so nothing outside the unit is expected to subscribe to
+it. A topic whose one subscriber is an email address, an HTTP endpoint or a function is
 not flagged.
+
+Nor is a topic that a producer which cannot send to SQS publishes to, since the topic is
+then the only way to reach the queue: CloudWatch alarms and composite alarms (`AlarmActions`,
+`OKActions`, `InsufficientDataActions`), CloudFormation stack notifications, RDS, DMS,
+Redshift, DocumentDB and Neptune event subscriptions, ElastiCache, Auto Scaling group
+notifications, Budgets, Cost Anomaly Detection, CodeStar notifications, AWS Backup vault
+notifications, AWS Config delivery channels, CloudTrail, SES (receipt rule actions,
+event destinations, identity notifications), DevOps Guru and SSM maintenance window
+tasks. A topic that AWS Chatbot (Amazon Q Developer in chat applications) listens to
+(`SnsTopicArns`, `sns_topic_arns`) has a second subscriber the template shows no
+subscription for, and is not flagged either. S3 notifications, EventBridge rules and
+Lambda destinations can send to SQS themselves: a topic they feed is still flagged.
 
 ## Why is this bad?
 SNS in front of a single queue fans out to nobody. It is one more resource to secure
@@ -36,13 +49,15 @@ output "orders_topic_arn" {
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html
 - https://docs.aws.amazon.com/sns/latest/dg/sns-sqs-as-subscriber.html
+- https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html
+- https://docs.aws.amazon.com/chatbot/latest/adminguide/what-is.html
 """
 
 from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Topic
+from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, SUBSCRIBES, Topic
 from fanout_lint.model.vocabulary import is_terraform
 from fanout_lint.rule import Rule, Violation
 
@@ -52,8 +67,8 @@ from .common import is_standard, named, protocol_is
 def check(graph: Graph, options) -> list[Violation]:
     found = []
     for topic in graph.all(Topic):
-        if topic.exported or not is_standard(topic.fifo):
-            continue
+        if topic.exported or not is_standard(topic.fifo) or any(graph.mentions_of(topic.id, r) for r in SILENCING):
+            continue  # exported, or used by an SNS-only producer or a hidden subscriber
         subs = graph.subscriptions_of(topic.id)
         if len(subs) != 1 or not protocol_is(subs[0], "sqs"):
             continue
@@ -81,11 +96,16 @@ def _export(topic) -> str:
     return "a Terraform output" if is_terraform(topic) else "an Outputs entry with an Export"
 
 
+# Every role a mention has (an SNS-only producer, a hidden subscriber, an export) silences
+# the rule; listed so that a new role is a decision, not an accident.
+SILENCING = (PUBLISHES_ONLY, SUBSCRIBES, EXPORTS)
+
+
 RULE = Rule(
     id="FL003",
     name="single-subscriber-topic",
     severity=Severity.INFO,
-    summary="A standard topic that is not exported has a single SQS subscriber",
+    summary="An unexported standard topic with one SQS subscriber and no SNS-only producer",
     check=check,
     doc=__doc__,
 )

@@ -253,7 +253,10 @@ def test_sam_scheduled_and_eventbridge_events_name_their_dead_letter_queues():
                 Bus: {Type: EventBridgeRule, Properties: {Pattern: {source: [x]}, DeadLetterConfig: {Arn: !GetAtt C.Arn}}}
     """)
     assert all(graph.is_dead_letter_target(q) for q in "ABC")
-    assert {u.user for q in "ABC" for u in graph.dead_letter_uses(q)} == {"FnTick", "FnTock", "FnBus"}
+    # a rule's target is a node of its own, reported on its rule; a schedule is its own target
+    users = {graph.get(u.user) for q in "ABC" for u in graph.dead_letter_uses(q)}
+    assert {u.id for u in users} == {"FnTick.Targets[0]", "FnTock", "FnBus.Targets[0]"}
+    assert {u.resource for u in users} == {"FnTick", "FnTock", "FnBus"}
 
 
 def test_sam_connectors_grant_queue_and_function_access():
@@ -307,3 +310,42 @@ def test_metadata_gives_cdk_path_and_suppressions():
     assert queue.cdk_path == "App/Q/Resource"
     assert queue.suppressions[0].rule == "missing-dlq"
     assert queue.suppressions[0].reason == "drained by hand"
+
+
+def test_sam_delivery_events_expand_as_the_translator_does():
+    # logical IDs and shapes checked against aws-sam-translator's output for this template
+    graph = graph_of("""
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Uploads: {Type: AWS::S3::Bucket}
+          Clicks: {Type: AWS::Kinesis::Stream}
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              AutoPublishAlias: live_1
+              ReservedConcurrentExecutions: 5
+              EventInvokeConfig:
+                MaximumRetryAttempts: 1
+                DestinationConfig: {OnFailure: {Type: SQS}}
+              Events:
+                Tock: {Type: Schedule, Properties: {Schedule: rate(1 hour), DeadLetterConfig: {Type: SQS}}}
+                V2: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 hour), DeadLetterConfig: {Type: SQS}}}
+                Upload: {Type: S3, Properties: {Bucket: !Ref Uploads, Events: [s3:ObjectCreated:*, s3:ObjectRemoved:*]}}
+                Click: {Type: Kinesis, Properties: {Stream: !GetAtt Clicks.Arn, StartingPosition: LATEST}}
+          Other:
+            Type: AWS::Events::Rule
+            Properties: {Targets: [{Id: x, Arn: !Ref Fn.Alias}]}
+    """)
+    ids = {n.id for n in graph.nodes()}
+    assert {"FnTock", "FnTock.Targets[0]", "FnTockPermission", "FnTockQueue", "FnTockQueuePolicy", "FnV2",
+            "FnV2Queue", "FnEventInvokeConfig", "FnEventInvokeConfigOnFailureQueue", "FnUploadPermission",
+            "Uploads.LambdaConfigurations[0]", "Uploads.LambdaConfigurations[1]", "FnClick"} <= ids
+    assert "FnV2QueuePolicy" not in ids  # a schedule writes with its role
+    # every event invokes the alias (FnAliasliveU1), which stands for the function; so does Fn.Alias
+    assert graph.get("FnTock.Targets[0]").target == "Fn" and graph.get("Other.Targets[0]").target == "Fn"
+    assert graph.get("FnUploadPermission").function == "Fn"
+    config = graph.get("FnEventInvokeConfig")
+    assert config.qualifier.value == "live_1" and config.on_failure.value == "FnEventInvokeConfigOnFailureQueue"
+    assert graph.get("Fn").reserved_concurrency.value == 5
+    assert graph.get("FnV2").scheduler and graph.get("FnV2").dead_letter.value == "FnV2Queue"
+    assert graph.get("FnClick").source == "Clicks"

@@ -52,6 +52,7 @@ CASES = {
     "two-units": [FANOUT, SAM],
     "focus-stock-queue": [FANOUT, SAM, "--focus", "StockQueue", "--hops", "1"],
     "terraform": ["tests/topology/tf_orders"],
+    "delivery": ["tests/topology/delivery.yaml"],
 }
 FORMATS = {"mermaid": "mmd", "dot": "dot", "json": "json"}
 
@@ -125,6 +126,31 @@ def test_the_view_draws_every_edge_kind_and_the_findings_on_them(capsys, monkeyp
     assert nodes["StockQueue"]["severity"] == "error"
     assert edges[("StockQueue", "StockMapping")]["findings"][0]["name"] == "shared-queue"
     assert edges[("EmailQueue", "EmailMapping")]["findings"] == []
+
+
+def test_the_view_draws_the_event_delivery_graph(capsys, monkeypatch):
+    _, out, _ = run(capsys, monkeypatch, "tests/topology/delivery.yaml", "--format", "json")
+    view = json.loads(out)
+    kinds = {n["key"]: n["kind"] for n in view["nodes"]}
+    edges = {(nodes_by_id(view)[e["source"]], nodes_by_id(view)[e["target"]]): e for e in view["edges"]}
+    assert kinds["NightlyRule"] == "rule" and kinds["NightlyRule.Targets[0]"] == "target"
+    assert kinds["Hourly"] == "schedule" and kinds["Uploads"] == "bucket"
+    assert kinds["Uploads.QueueConfigurations[0]"] == "notification" and kinds["Clicks"] == "stream"
+    assert "WorkerInvokeConfig" not in kinds  # drawn as what it configures: the function
+    assert edges[("NightlyRule", "NightlyRule.Targets[0]")]["kind"] == "targets"
+    assert edges[("NightlyRule.Targets[0]", "Worker")]["kind"] == "delivers"
+    assert edges[("NightlyRule.Targets[1]", "RuleDLQ")]["kind"] == "dead-letter"
+    assert edges[("Hourly", "Worker")]["kind"] == "invokes"
+    assert edges[("Uploads", "Uploads.QueueConfigurations[0]")]["kind"] == "notifies"
+    assert edges[("Uploads.QueueConfigurations[0]", "JobsQueue")]["kind"] == "delivers"
+    assert edges[("Clicks", "ClicksMapping")]["kind"] == "polls"
+    assert edges[("Worker", "Failures")]["label"] == "on failure" and edges[("Worker", "Failures")]["failure"]
+    assert edges[("Worker", "Done")]["kind"] == "on-success"
+    worker = next(n for n in view["nodes"] if n["key"] == "Worker")
+    assert "reserved concurrency 5" in worker["details"]
+    # the target's finding is drawn on it, not on its rule
+    target = next(n for n in view["nodes"] if n["key"] == "NightlyRule.Targets[0]")
+    assert {m["name"] for m in target["findings"]} >= {"eventbridge-target-without-dlq"}
 
 
 def nodes_by_id(view: dict) -> dict[str, str]:

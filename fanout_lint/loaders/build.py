@@ -9,7 +9,8 @@ with the AWS defaults of ``model/defaults.py`` for absent properties. Three pass
 1. physical names (``QueueName``, ``name``) into the ``Linker``, so literal ARNs, URLs
    and names written elsewhere resolve;
 2. Lambda aliases and versions, so a reference to one reads as its function;
-3. the nodes, and the dead-letter uses (settings that name a queue as where failures go).
+3. the nodes, the dead-letter uses (settings that name a queue as where failures go) and
+   the mentions (resources the graph does not model naming a node: an alarm's actions).
 
 A view whose properties the template hides (an intrinsic in place of ``Properties``)
 proves nothing: its values are unknown and its references unfollowed, but the node is
@@ -29,6 +30,7 @@ from fanout_lint.model.nodes import (
     Body,
     DeadLetterUse,
     Loc,
+    Mention,
     Node,
     Queue,
     QueuePolicy,
@@ -37,7 +39,7 @@ from fanout_lint.model.nodes import (
     Written,
 )
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Field, Items, Kind
-from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, to_bool, to_int
+from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates, choice, to_bool, to_int
 
 Path = tuple[str, ...]
 HIDDEN = Unknown("the template hides the properties")
@@ -66,6 +68,15 @@ class View(Protocol):
     def is_written(self, path: Path) -> bool:
         """The template sets it (the provider does not compute it)."""
 
+    def site(self, path: Path) -> Any:
+        """Where the setting at ``path`` is written (a ``values.Site``), whatever its
+        value (a reference known only at deploy time too), or None."""
+
+    def proves_absent(self, path: Path) -> bool:
+        """The template provably does not set it: every enclosing property or block is
+        written plainly (no intrinsic, no ``dynamic`` block, nothing known only after
+        apply) and the setting is not there, or is null."""
+
     def target(self, path: Path, kind: str | None) -> str | None:
         """The node a reference at ``path`` names (kind: queue, topic, function), an
         External node id, or None when unset."""
@@ -93,7 +104,8 @@ class View(Protocol):
         mapping the fixer can edit."""
 
     def items(self, items: Items) -> list["View"]:
-        """The list items at ``items.path`` as views of their own."""
+        """The list items (CloudFormation) or repeated blocks (Terraform) of ``items`` as
+        views of their own."""
 
     def name(self, path: Path) -> str | None:
         """A physical name, as far as it identifies the resource inside the unit."""
@@ -103,12 +115,13 @@ class View(Protocol):
 class Built:
     nodes: list[Node] = field(default_factory=list)
     dead_letter_uses: list[DeadLetterUse] = field(default_factory=list)
+    mentions: list[Mention] = field(default_factory=list)
     # Terraform's aws_sqs_queue_redrive_policy: queue id -> redrive, applied at the end
     redrives: dict[str, Value] = field(default_factory=dict)
     unresolved_redrive: bool = False
 
 
-def build(views: Iterable[View], linker: Linker) -> tuple[list[Node], list[DeadLetterUse]]:
+def build(views: Iterable[View], linker: Linker) -> tuple[list[Node], list[DeadLetterUse], list[Mention]]:
     views = list(views)
     _index_names(views, linker)
     _index_aliases(views, linker)
@@ -120,7 +133,7 @@ def build(views: Iterable[View], linker: Linker) -> tuple[list[Node], list[DeadL
         elif view.type == "aws_sqs_queue_redrive_policy":
             _separate_redrive(out, view)
     nodes = _apply_separate_redrives(out) + list(linker.externals.values())
-    return nodes, out.dead_letter_uses
+    return nodes, out.dead_letter_uses, out.mentions
 
 
 def _index_names(views: list[View], linker: Linker) -> None:
@@ -150,9 +163,9 @@ def _path(f: Field, view: View) -> Path:
 
 def _plan(kind: Kind, fmt: str) -> tuple:
     """(field, steps, reader) for each field a view of ``fmt`` reads, in schema order."""
-    found = _PLANS.get((kind.key, kind.cfn_types, fmt))
+    found = _PLANS.get((id(kind), fmt))
     if found is None:
-        found = _PLANS[(kind.key, kind.cfn_types, fmt)] = tuple(
+        found = _PLANS[(id(kind), fmt)] = tuple(
             (f, f.steps(fmt), _READERS.get(f.read)) for f in kind.fields
             if f.read not in ("part", "named") and f.path(fmt)
         )
@@ -168,12 +181,17 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
     shown = view.shows_properties
     values: dict[str, Any] = {}
     for f, steps, reader in _plan(kind, fmt):
-        if reader is None:  # dead_letter: a use of the graph, not a field
-            if shown:
-                for target in view.targets(steps, "queue"):
-                    # an item that is no node of its own (an EventBridge target) speaks for its resource
-                    user = view.id if kind.node is not None else (view.resource or view.id)
-                    out.dead_letter_uses.append(DeadLetterUse(target, user, f.path(fmt)))
+        if reader is None:  # a use or mention of the graph, read as a field too where the node has one
+            if f.read == "dead_letter":
+                found = view.targets(steps, "queue") if shown else ()
+                for target in found:
+                    out.dead_letter_uses.append(DeadLetterUse(target, view.id, f.path(fmt)))
+                if kind.node is not None:
+                    values[f.name] = _destination_of(view, steps, found) if shown else HIDDEN
+            elif shown:
+                role = f.read.split(":", 1)[1]
+                for target in view.targets(steps, "topic"):
+                    out.mentions.append(Mention(target, view.id, view.type, f.path(fmt), role))
             continue
         values[f.name] = reader(view, steps, f, values) if shown else _hidden(f)
     if kind.node is not None:
@@ -182,6 +200,7 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
             cdk_path=view.cdk_path, suppressions=view.suppressions, condition=view.condition,
             multi_instance=view.multi_instance,
         )
+        values.update(kind.marks)
         if view.resource:
             values["resource"] = view.resource
         if kind.key == "topic":
@@ -194,8 +213,19 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
     for items in kind.items:
         if not view.shows_properties:
             continue
+        marks = dict(items.marks)
+        if items.parent:
+            # what holds the items: this node, or the node this resource's field names
+            marks[items.parent] = view.id if kind.node is not None else values.get(items.parent)
         for item in view.items(items):
-            _add(out, item, items.kind, linker, {items.parent: view.id, **dict(items.marks)} if items.parent else None)
+            _add(out, item, items.kind, linker, marks or None)
+
+
+def _destination_of(view: View, path: Path, found: tuple[str, ...]) -> Value:
+    """A reference read as a value: the node, none (proved), or unknown."""
+    if found:
+        return Known(found[0], LITERAL, "", _site(view, path))
+    return NONE if view.proves_absent(path) else Unknown("not known whether it is set")
 
 
 def _hidden(f: Field) -> Any:
@@ -264,13 +294,24 @@ def _policy(view: View, path: Path, f: Field, values: dict) -> Value:
     return _statements(view, path)
 
 
+def _destination(view: View, path: Path, f: Field, values: dict) -> Value:
+    return _destination_of(view, path, view.targets(path, "queue"))
+
+
+def _written(view: View, path: Path, f: Field, values: dict) -> Value:
+    if view.proves_absent(path):
+        return Known(False)
+    return Known(True) if view.is_written(path) else Unknown("not known whether it is set")
+
+
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
-    "redrive_target": _redrive_target, "policy": _policy,
+    "redrive_target": _redrive_target, "policy": _policy, "destination": _destination, "written": _written,
 }
-_READERS.update({f"ref:{kind}": _ref(kind) for kind in ("queue", "topic", "function", "any")})
-_READERS.update({f"refs:{kind}": _refs(kind) for kind in ("queue", "topic", "function", "any")})
+_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any")
+_READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
+_READERS.update({f"refs:{kind}": _refs(kind) for kind in _REFERENCED})
 
 
 def _endpoint_kind(protocol: Value) -> str | None:
@@ -299,7 +340,8 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
     """Known(Redrive), Known(None) when unset, or Unknown; a condition choosing between
     policies is known only when every branch names the same queue and count."""
     document = view.document(path)
-    loc = _site(view, path) or view.loc
+    written = view.value(path)
+    loc = (written.site if isinstance(written, Known) else None) or view.loc
     options = candidates(document)
     if options is None:
         # The document is known only after apply (it holds a new queue's ARN), but the
@@ -329,8 +371,7 @@ def _redrive(view: View, path: Path, with_count: bool) -> Value:
 
 def _site(view: View, path: Path):
     """Where the setting at ``path`` is written (its span is made when asked), or None."""
-    value = view.value(path)
-    return value.site if isinstance(value, Known) else None
+    return view.site(path)
 
 
 def _max_receive_count(view: View, path: Path, policy: dict, document: Known) -> Value:

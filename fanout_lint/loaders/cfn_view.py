@@ -69,6 +69,22 @@ class CfnView:
     def is_written(self, path) -> bool:
         return self._find(path)[1] is not _ABSENT
 
+    def site(self, path):
+        container, raw = self._find(path)
+        return MapSite(container, path[-1]) if raw is not _ABSENT and isinstance(container, Map) else None
+
+    def proves_absent(self, path) -> bool:
+        container: Any = self.props
+        for key in path:
+            if not isinstance(container, dict) or _intrinsic(container):
+                return False  # an intrinsic may set it
+            if key not in container:
+                return True
+            container = container[key]
+            if _no_value(container):
+                return True
+        return container is None
+
     def name(self, path) -> str | None:
         _, raw = self._find(path)
         if raw is _ABSENT:
@@ -90,14 +106,28 @@ class CfnView:
         return self.x.internal_target(raw, kind) or self.x.target(raw, kind, where())
 
     def targets(self, path, kind: str | None) -> tuple[str, ...]:
-        container, raw = self._find(path)
-        if raw is _ABSENT or raw is None:
-            return ()
-        if isinstance(raw, list):
-            found = [self._target(item, kind, lambda i=i: loc_of(raw, i, self.loc)) for i, item in enumerate(raw)]
-        else:
-            found = [self._target(raw, kind, lambda: loc_of(container, path[-1], self.loc))]
+        found = []
+        for container, raw in self._find_all(path):
+            if isinstance(raw, list):
+                found += [self._target(item, kind, lambda raw=raw, i=i: loc_of(raw, i, self.loc))
+                          for i, item in enumerate(raw)]
+            else:
+                found.append(self._target(raw, kind, lambda c=container: loc_of(c, path[-1], self.loc)))
         return tuple(dict.fromkeys(f for f in found if f))
+
+    def _find_all(self, path: tuple[str, ...]) -> list[tuple[Any, Any]]:
+        """(container, raw value) of every value at ``path``, through lists of mappings on
+        the way (an Auto Scaling group's ``NotificationConfigurations[].TopicARN``)."""
+        containers: list[Any] = [self.props]
+        for key in path[:-1]:
+            following = []
+            for container in containers:
+                if isinstance(container, dict) and not _intrinsic(container):
+                    child = container.get(key)
+                    following.extend(child if isinstance(child, list) else [child])
+            containers = [c for c in following if c is not None]
+        return [(c, c[path[-1]]) for c in containers
+                if isinstance(c, dict) and not _intrinsic(c) and c.get(path[-1]) is not None]
 
     # -- documents ---------------------------------------------------------------
     def document(self, path) -> Value:
@@ -128,7 +158,7 @@ class CfnView:
         return None
 
     def items(self, items: Items) -> list["CfnView"]:
-        _, raw = self._find((items.path,))
+        _, raw = self._find(tuple(items.path.split(".")))
         if not isinstance(raw, list):
             return []
         out = []
@@ -147,7 +177,7 @@ class CfnItemView(CfnView):
     def __init__(self, parent: CfnView, item: dict, index: int, items: Items, loc: Loc):
         self.raw = parent.raw
         self.x = parent.x
-        self.id = f"{parent.id}.{items.path}[{index}]"
+        self.id = f"{parent.id}.{items.path.rsplit('.', 1)[-1]}[{index}]"
         self.type = f"{parent.type}.{items.path}"
         self.loc = loc
         self.resource = parent.id
@@ -185,6 +215,10 @@ def _body(raw: RawResource, syntax: str) -> Body | None:
     if isinstance(raw.node, Map):  # no Properties: a fix adds them to the resource
         return Body(raw.node, syntax, ("Properties",))
     return None
+
+
+def _no_value(raw: Any) -> bool:
+    return isinstance(raw, dict) and len(raw) == 1 and raw.get("Ref") == "AWS::NoValue"
 
 
 def _intrinsic(raw: dict) -> bool:

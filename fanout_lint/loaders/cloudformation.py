@@ -42,8 +42,9 @@ def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None 
         budget=Budget(file=file),
     )
     exported = exported_ids(data, intrinsics)
-    nodes, uses = build((_view(r, intrinsics, exported, syntax) for r in resources), linker)
-    return Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {})
+    nodes, uses, mentions = build((_view(r, intrinsics, exported, syntax) for r in resources), linker)
+    return Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {},
+                 mentions=mentions)
 
 
 def _view(resource: RawResource, intrinsics: Intrinsics, exported: set[str], syntax: str) -> CfnView:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-KINDS = ("queue", "topic", "function")
+KINDS = ("queue", "topic", "function", "event_rule", "bucket")
 
 # Linear: anchored, and each ``[^:]*`` stops at the ``:`` that must follow it, so no
 # input makes it try more than one way to split the text.
 _ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
+_BUCKET_ARN = re.compile(r"^arn:[^:]*:s3:::([^/]+)$")  # a bucket's ARN has no Region or account
 
 
 def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str]) -> str | None:
@@ -27,6 +28,9 @@ def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str
                 return names.get(("function", parts[1]))
             return None
         return names.get(("queue" if service == "sqs" else "topic", rest))
+    bucket = _BUCKET_ARN.match(text)
+    if bucket:
+        return names.get(("bucket", bucket.group(1)))
     queue = queue_url_name(text)
     if queue is not None:
         return names.get(("queue", queue))

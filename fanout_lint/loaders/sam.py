@@ -11,9 +11,23 @@ IDs and located at the event in the source:
   visibility, no DLQ), ``<Fn><Event>QueuePolicy`` (Principal ``*`` with aws:SourceArn),
   ``<Fn><Event>`` (subscription, protocol sqs, no raw delivery) and
   ``<Fn><Event>EventSourceMapping``. The object form names an existing queue instead.
-- ``Type: Schedule``, ``EventBridgeRule``, ``CloudWatchEvent`` (AWS::Events::Rule) and
-  ``ScheduleV2`` (AWS::Scheduler::Schedule): ``<Fn><Event>``, kept for the queue its
-  ``DeadLetterConfig.Arn`` names as a dead-letter target.
+- ``Type: Kinesis`` and ``DynamoDB``: ``<Fn><Event>`` (AWS::Lambda::EventSourceMapping
+  on the ``Stream``, with its retry, age, bisect and on-failure settings).
+- ``Type: Schedule``, ``EventBridgeRule``, ``CloudWatchEvent``: ``<Fn><Event>``
+  (AWS::Events::Rule with one target, the function) and ``<Fn><Event>Permission``
+  (events.amazonaws.com, the rule as source); a ``DeadLetterConfig`` with ``Type: SQS``
+  adds ``<Fn><Event>Queue`` (or ``QueueLogicalId``) and ``<Fn><Event>QueuePolicy``.
+- ``Type: ScheduleV2``: ``<Fn><Event>`` (AWS::Scheduler::Schedule, invoking through a
+  role SAM creates, so no permission); ``Type: SQS`` adds the queue only.
+- ``Type: S3``: the bucket (which must be in the template) gets a
+  ``NotificationConfiguration.LambdaConfigurations`` entry per event type, and
+  ``<Fn><Event>Permission`` lets s3.amazonaws.com invoke (with ``SourceAccount`` only).
+- ``EventInvokeConfig``: ``<Fn>EventInvokeConfig`` (``Qualifier`` the alias or
+  ``$LATEST``); a destination of ``Type: SQS`` or ``SNS`` without ``Destination`` adds
+  ``<Fn>EventInvokeConfig<OnFailure|OnSuccess><Queue|Topic>``.
+- ``AutoPublishAlias``: ``<Fn>Alias<name>`` (``-`` and ``_`` spelled ``D`` and ``U``), which
+  every event invokes; ``!Ref <Fn>.Alias`` and ``!Ref <Fn>.Version`` written elsewhere
+  name the function too.
 
 Connectors (``AWS::Serverless::Connector`` and the ``Connectors`` property) that let a
 topic write to a queue or a function become the queue policy or permission they grant.
@@ -43,8 +57,30 @@ _SQS_SUBSCRIPTION_QUEUE = (
 
 # How SAM names the settings of what it generates, and what it cannot express.
 FUNCTION = Written("cloudformation", "AWS::Serverless::Function",
-                   names=(("dead_letter", "DeadLetterQueue.TargetArn"),))
+                   names=(("dead_letter", "DeadLetterQueue.TargetArn"),
+                          ("invoke_on_failure", "EventInvokeConfig.DestinationConfig.OnFailure")))
 SQS_EVENT = Written("cloudformation", "SAM SQS event", transform=True, names=(("source", "Queue"),))
+STREAM_EVENTS = {
+    kind: Written("cloudformation", f"SAM {kind} event", transform=True,
+                  names=(("source", "Stream"), ("on_failure", "DestinationConfig.OnFailure")))
+    for kind in ("Kinesis", "DynamoDB")
+}
+RULE_EVENTS = {
+    kind: Written("cloudformation", f"SAM {kind} event", transform=True,
+                  names=(("dead_letter", "DeadLetterConfig"),))
+    for kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent", "ScheduleV2")
+}
+S3_EVENT = Written("cloudformation", "SAM S3 event", transform=True)
+EVENT_DEAD_LETTER_QUEUE = Written(
+    "cloudformation", "SAM DeadLetterConfig", transform=True,
+    fixed=(("*", "SAM's DeadLetterConfig with Type: SQS creates this queue with default settings: declare the "
+                 "queue yourself and give its ARN as DeadLetterConfig.Arn"),),
+)
+INVOKE_DESTINATION = Written(
+    "cloudformation", "SAM EventInvokeConfig", transform=True,
+    fixed=(("*", "SAM's EventInvokeConfig creates this destination with default settings: declare it "
+                 "yourself and give its ARN as the Destination"),),
+)
 SNS_EVENT = Written(
     "cloudformation", "SAM SNS event", transform=True, names=(("topic", "Topic"),),
     fixed=(("endpoint", "set SqsSubscription: true on the SNS event, or better, declare the queue "
@@ -67,7 +103,9 @@ SQS_SUBSCRIPTION_MAPPING = Written(
 )
 SQS_SUBSCRIPTION_POLICY = Written("cloudformation", "SAM SqsSubscription", transform=True)
 CONNECTOR = Written("cloudformation", "SAM connector", transform=True)
-EVENT_INVOKE_CONFIG = Written("cloudformation", "SAM EventInvokeConfig", transform=True)
+EVENT_INVOKE_CONFIG = Written("cloudformation", "SAM EventInvokeConfig", transform=True,
+                              names=(("on_failure", "EventInvokeConfig.DestinationConfig.OnFailure"),
+                                     ("on_success", "EventInvokeConfig.DestinationConfig.OnSuccess")))
 AUTO_PUBLISH_ALIAS = Written("cloudformation", "SAM AutoPublishAlias", transform=True)
 
 
@@ -77,12 +115,15 @@ def expand(resources: list[RawResource], data: dict) -> list[RawResource]:
     if isinstance(globals_section, dict) and isinstance(globals_section.get(FUNCTION_GLOBALS), dict):
         function_globals = globals_section[FUNCTION_GLOBALS]
     by_id = {r.id: r for r in resources}
+    notifications = _s3_notifications(resources, function_globals, by_id)
     out: list[RawResource] = []
     for resource in resources:
         if resource.type == "AWS::Serverless::Function":
             out.extend(_function(resource, function_globals, by_id))
         elif resource.type == "AWS::Serverless::Connector":
             out.extend(_connector(resource, resource.props, resource.id, by_id))
+        elif resource.id in notifications:
+            out.append(_with_notifications(resource, notifications[resource.id]))
         else:
             out.append(resource)
         out.extend(_embedded_connectors(resource, by_id))
@@ -125,7 +166,7 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
                             written=FUNCTION)]
     props = _merged(resource.props, function_globals)
     lambda_props = _located(props.loc, resource.props)
-    for key in ("FunctionName", "Timeout", "DeadLetterConfig"):
+    for key in ("FunctionName", "Timeout", "DeadLetterConfig", "ReservedConcurrentExecutions"):
         if key in props:
             lambda_props.take(key, props)
     dlq = props.get("DeadLetterQueue")
@@ -140,26 +181,72 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
             node=resource.node,
         )
     ]
+    alias = _alias_name(props)
+    invoked = _invoked(fn, alias)
+    if alias is not None:
+        alias_id = _alias_id(fn, alias)
+        for logical_id, type_ in ((alias_id, "AWS::Lambda::Alias"), (f"{fn}.Alias", "AWS::Lambda::Alias"),
+                                  (f"{fn}.Version", "AWS::Lambda::Version")):
+            # the last two are what `!Ref <Fn>.Alias` and `!Ref <Fn>.Version` name elsewhere
+            out.append(_generated(logical_id, type_, {"FunctionName": {"Ref": fn}}, resource, resource.loc,
+                                  AUTO_PUBLISH_ALIAS))
     invoke_config = props.get("EventInvokeConfig")
     if isinstance(invoke_config, dict):
-        config = _located(getattr(invoke_config, "loc", resource.loc), invoke_config)
-        config["FunctionName"] = {"Ref": fn}
-        if "DestinationConfig" in invoke_config:
-            config.take("DestinationConfig", invoke_config)
-        out.append(_generated(f"{fn}EventInvokeConfig", "AWS::Lambda::EventInvokeConfig", config, resource,
-                              resource.loc, EVENT_INVOKE_CONFIG))
-    alias = props.get("AutoPublishAlias")
-    if isinstance(alias, str):
-        out.append(
-            _generated(f"{fn}Alias{alias}", "AWS::Lambda::Alias", {"FunctionName": {"Ref": fn}},
-                       resource, resource.loc, AUTO_PUBLISH_ALIAS)
-        )
+        out.extend(_invoke_config(resource, fn, alias, invoke_config))
     events = props.get("Events")
     if isinstance(events, dict):
         for name, event in events.items():
             if isinstance(event, dict):
                 event_loc = loc_of(events, name, resource.loc)
-                out.extend(_event(resource, fn, str(name), event, event_loc, by_id))
+                out.extend(_event(resource, fn, invoked, str(name), event, event_loc, by_id))
+    return out
+
+
+def _alias_name(props: dict) -> str | None:
+    alias = props.get("AutoPublishAlias")
+    return alias if isinstance(alias, str) and alias else None
+
+
+def _alias_id(fn: str, alias: str) -> str:
+    return f"{fn}Alias{alias.replace('-', 'D').replace('_', 'U')}"
+
+
+def _invoked(fn: str, alias: str | None) -> dict:
+    """What an event invokes: the function, or its alias when SAM publishes one."""
+    return {"Ref": _alias_id(fn, alias)} if alias is not None else {"Fn::GetAtt": [fn, "Arn"]}
+
+
+def _invoke_config(resource: RawResource, fn: str, alias: str | None, invoke_config: dict) -> list[RawResource]:
+    logical = f"{fn}EventInvokeConfig"
+    config = _located(getattr(invoke_config, "loc", resource.loc), invoke_config)
+    config["FunctionName"] = {"Ref": fn}
+    config["Qualifier"] = alias if alias is not None else "$LATEST"
+    for key in ("MaximumRetryAttempts", "MaximumEventAgeInSeconds"):
+        if key in invoke_config:
+            config.take(key, invoke_config)
+    out = []
+    destinations = invoke_config.get("DestinationConfig")
+    if isinstance(destinations, dict):
+        written = _located(getattr(destinations, "loc", resource.loc), destinations)
+        for when in ("OnSuccess", "OnFailure"):
+            destination = destinations.get(when)
+            if not isinstance(destination, dict):
+                continue
+            entry = _located(getattr(destination, "loc", resource.loc), destination)
+            if "Destination" in destination:
+                entry.take("Destination", destination)
+            elif destination.get("Type") in ("SQS", "SNS"):
+                # SAM creates the destination with default settings
+                made = f"{logical}{when}{'Queue' if destination['Type'] == 'SQS' else 'Topic'}"
+                made_type = "AWS::SQS::Queue" if destination["Type"] == "SQS" else "AWS::SNS::Topic"
+                out.append(_generated(made, made_type, {}, resource, loc_of(destinations, when, resource.loc),
+                                      INVOKE_DESTINATION))
+                entry["Destination"] = {"Fn::GetAtt": [made, "Arn"]} if destination["Type"] == "SQS" \
+                    else {"Ref": made}
+            written[when] = entry
+        config["DestinationConfig"] = written
+    out.append(_generated(logical, "AWS::Lambda::EventInvokeConfig", config, resource,
+                          loc_of(resource.props, "EventInvokeConfig", resource.loc), EVENT_INVOKE_CONFIG))
     return out
 
 
@@ -171,34 +258,32 @@ def _generated(logical_id, type_, props, origin: RawResource, loc, written: Writ
                        syntax=origin.syntax)
 
 
-def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: dict) -> list[RawResource]:
+def _event(resource: RawResource, fn: str, invoked: dict, name: str, event: dict, loc,
+           by_id: dict) -> list[RawResource]:
     kind = event.get("Type")
     props = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
     logical = f"{fn}{name}"
+    # a new setting goes into the event's Properties, where SAM reads it from
+    body = Body(props, resource.syntax) if isinstance(props, Map) and props else None
     if kind == "SQS":
         mapping = _located(getattr(props, "loc", loc), props)
         if "Queue" in props:
             mapping.take("EventSourceArn", props, "Queue")
         mapping["FunctionName"] = {"Ref": fn}
         for key in ("BatchSize", "Enabled", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes",
-                    "FilterCriteria", "ScalingConfig"):
+                    "FilterCriteria", "ScalingConfig", "ProvisionedPollerConfig"):
             if key in props:
                 mapping.take(key, props)
-        # a new setting goes into the event's Properties, where SAM reads it from
-        body = Body(props, resource.syntax) if isinstance(props, Map) and props else None
         return [_generated(logical, "AWS::Lambda::EventSourceMapping", mapping, resource, loc, SQS_EVENT, body)]
-    target = {"Arn": {"Fn::GetAtt": [fn, "Arn"]}}
-    dead_letter = props.get("DeadLetterConfig")
-    if isinstance(dead_letter, dict) and "Arn" in dead_letter:
-        config = _located(getattr(dead_letter, "loc", loc), dead_letter)
-        config.take("Arn", dead_letter)
-        target["DeadLetterConfig"] = config
-    if kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent"):
-        return [_generated(logical, "AWS::Events::Rule", {"Targets": [target]}, resource, loc,
-                           Written("cloudformation", f"SAM {kind} event", transform=True))]
-    if kind == "ScheduleV2":
-        return [_generated(logical, "AWS::Scheduler::Schedule", {"Target": target}, resource, loc,
-                           Written("cloudformation", "SAM ScheduleV2 event", transform=True))]
+    if kind in STREAM_EVENTS:
+        return [_generated(logical, "AWS::Lambda::EventSourceMapping", _stream_mapping(fn, props, loc),
+                           resource, loc, STREAM_EVENTS[kind], body)]
+    if kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent", "ScheduleV2"):
+        return _rule_event(resource, fn, invoked, logical, kind, props, loc)
+    if kind == "S3":
+        permission = {"FunctionName": _permitted(fn, invoked), "Action": "lambda:InvokeFunction",
+                      "Principal": "s3.amazonaws.com", "SourceAccount": {"Ref": "AWS::AccountId"}}
+        return [_generated(f"{logical}Permission", "AWS::Lambda::Permission", permission, resource, loc, S3_EVENT)]
     if kind != "SNS":
         return []
     topic = props.get("Topic")
@@ -243,23 +328,166 @@ def _event(resource: RawResource, fn: str, name: str, event: dict, loc, by_id: d
             _generated(f"{logical}EventSourceMapping", "AWS::Lambda::EventSourceMapping", mapping,
                        resource, loc, SQS_SUBSCRIPTION_MAPPING),
         ]
-    subscription.update({"Protocol": "lambda", "Endpoint": {"Fn::GetAtt": [fn, "Arn"]}})
+    subscription.update({"Protocol": "lambda", "Endpoint": invoked})
     return [
         _generated(f"{logical}Permission", "AWS::Lambda::Permission",
-                   {"FunctionName": {"Ref": fn}, "Action": "lambda:InvokeFunction",
+                   {"FunctionName": _permitted(fn, invoked), "Action": "lambda:InvokeFunction",
                     "Principal": "sns.amazonaws.com", "SourceArn": topic},
                    resource, loc, SNS_EVENT),
         _generated(logical, "AWS::SNS::Subscription", subscription, resource, loc, SNS_EVENT),
     ]
 
 
-def _queue_policy(logical_id: str, queues: list, topic: Any, origin: RawResource, loc,
-                  written: Written) -> RawResource:
+def _permitted(fn: str, invoked: dict) -> dict:
+    """What a permission SAM makes names: the function, or the alias the event invokes."""
+    return invoked if "Ref" in invoked else {"Ref": fn}
+
+
+def _stream_mapping(fn: str, props: dict, loc) -> DerivedMap:
+    mapping = _located(getattr(props, "loc", loc), props)
+    if "Stream" in props:
+        mapping.take("EventSourceArn", props, "Stream")
+    mapping["FunctionName"] = {"Ref": fn}
+    for key in ("BatchSize", "Enabled", "StartingPosition", "MaximumBatchingWindowInSeconds",
+                "MaximumRetryAttempts", "BisectBatchOnFunctionError", "MaximumRecordAgeInSeconds",
+                "ParallelizationFactor", "FunctionResponseTypes", "FilterCriteria", "TumblingWindowInSeconds"):
+        if key in props:
+            mapping.take(key, props)
+    destinations = props.get("DestinationConfig")
+    on_failure = destinations.get("OnFailure") if isinstance(destinations, dict) else None
+    if isinstance(on_failure, dict):
+        # SAM drops the Type (it only chooses the role's policy) and passes the rest through
+        entry = _located(getattr(on_failure, "loc", loc), on_failure)
+        if "Destination" in on_failure:
+            entry.take("Destination", on_failure)
+        written = _located(getattr(destinations, "loc", loc), destinations)
+        written["OnFailure"] = entry
+        mapping["DestinationConfig"] = written
+    elif isinstance(destinations, dict) or (destinations is not None and "DestinationConfig" in props):
+        mapping.take("DestinationConfig", props)
+    return mapping
+
+
+def _rule_event(resource: RawResource, fn: str, invoked: dict, logical: str, kind: str, props: dict,
+                loc) -> list[RawResource]:
+    """An EventBridge rule (or, for ScheduleV2, a Scheduler schedule) invoking the function."""
+    out = []
+    target = _located(getattr(props, "loc", loc), props)
+    target["Arn"] = invoked
+    if "RetryPolicy" in props:
+        target.take("RetryPolicy", props)
+    dead_letter = props.get("DeadLetterConfig")
+    if isinstance(dead_letter, dict):
+        config = _located(getattr(dead_letter, "loc", loc), dead_letter)
+        if "Arn" in dead_letter:
+            config.take("Arn", dead_letter)
+        elif dead_letter.get("Type") == "SQS":
+            queue_id = dead_letter.get("QueueLogicalId")
+            queue_id = queue_id if isinstance(queue_id, str) else f"{logical}Queue"
+            dlq_loc = loc_of(props, "DeadLetterConfig", loc)
+            out.append(_generated(queue_id, "AWS::SQS::Queue", {}, resource, dlq_loc, EVENT_DEAD_LETTER_QUEUE))
+            if kind != "ScheduleV2":  # a schedule's role, not a queue policy, lets it send
+                out.append(_dlq_policy(f"{logical}QueuePolicy", queue_id, logical, resource, dlq_loc))
+            config["Arn"] = {"Fn::GetAtt": [queue_id, "Arn"]}
+        target["DeadLetterConfig"] = config
+    written = RULE_EVENTS[kind]
+    if kind == "ScheduleV2":
+        if "RoleArn" in props:
+            target.take("RoleArn", props)
+        else:
+            target["RoleArn"] = {"Fn::GetAtt": [f"{logical}Role", "Arn"]}  # the role SAM creates
+        schedule = _located(getattr(props, "loc", loc), props)
+        schedule["Target"] = target
+        if "State" in props:
+            schedule.take("State", props)
+        return [_generated(logical, "AWS::Scheduler::Schedule", schedule, resource, loc, written), *out]
+    rule = _located(getattr(props, "loc", loc), props)
+    rule["Targets"] = [target]
+    if "State" in props:
+        rule.take("State", props)
+    elif isinstance(props.get("Enabled"), bool):
+        rule["State"] = "ENABLED" if props["Enabled"] else "DISABLED"
+    permission = {"FunctionName": _permitted(fn, invoked), "Action": "lambda:InvokeFunction",
+                  "Principal": "events.amazonaws.com", "SourceArn": {"Fn::GetAtt": [logical, "Arn"]}}
+    return [
+        _generated(logical, "AWS::Events::Rule", rule, resource, loc, written),
+        _generated(f"{logical}Permission", "AWS::Lambda::Permission", permission, resource, loc, written),
+        *out,
+    ]
+
+
+def _dlq_policy(logical_id: str, queue_id: str, rule_id: str, origin: RawResource, loc) -> RawResource:
     statement = {
         "Effect": "Allow",
-        "Principal": "*",
+        "Principal": {"Service": "events.amazonaws.com"},
         "Action": "sqs:SendMessage",
-        "Condition": {"ArnEquals": {"aws:SourceArn": topic}},
+        "Resource": {"Fn::GetAtt": [queue_id, "Arn"]},
+        "Condition": {"ArnEquals": {"aws:SourceArn": {"Fn::GetAtt": [rule_id, "Arn"]}}},
+    }
+    return _generated(logical_id, "AWS::SQS::QueuePolicy",
+                      {"Queues": [{"Ref": queue_id}],
+                       "PolicyDocument": {"Version": "2012-10-17", "Statement": [statement]}},
+                      origin, loc, EVENT_DEAD_LETTER_QUEUE)
+
+
+def _s3_notifications(resources: list[RawResource], function_globals: dict, by_id: dict) -> dict[str, list]:
+    """The LambdaConfigurations SAM adds to each bucket of the template, by bucket id:
+    one per event type of every S3 event naming the bucket."""
+    found: dict[str, list] = {}
+    for resource in resources:
+        if resource.type != "AWS::Serverless::Function" or not resource.props_known:
+            continue
+        props = _merged(resource.props, function_globals)
+        events = props.get("Events")
+        invoked = _invoked(resource.id, _alias_name(props))
+        for event in events.values() if isinstance(events, dict) else ():
+            if not isinstance(event, dict) or event.get("Type") != "S3":
+                continue
+            event_props = event.get("Properties")
+            bucket = event_props.get("Bucket") if isinstance(event_props, dict) else None
+            bucket_id = bucket.get("Ref") if isinstance(bucket, dict) else None
+            if not isinstance(bucket_id, str) or bucket_id not in by_id:
+                continue  # SAM rejects an S3 event whose bucket is not in the template
+            kinds = event_props.get("Events")
+            for event_type in kinds if isinstance(kinds, list) else [kinds]:
+                entry = _located(getattr(event_props, "loc", resource.loc), event_props)
+                entry["Function"] = invoked
+                entry["Event"] = event_type
+                if "Filter" in event_props:
+                    entry.take("Filter", event_props)
+                found.setdefault(bucket_id, []).append(entry)
+    return found
+
+
+def _with_notifications(bucket: RawResource, added: list) -> RawResource:
+    """The bucket with SAM's notifications appended to what it writes itself."""
+    if not bucket.props_known:
+        return bucket
+    props = _located(getattr(bucket.props, "loc", bucket.loc), bucket.props)
+    for key in bucket.props:
+        props.take(key, bucket.props)
+    written = bucket.props.get("NotificationConfiguration")
+    written = written if isinstance(written, dict) else {}
+    configuration = _located(getattr(written, "loc", bucket.loc), written)
+    for key in written:
+        configuration.take(key, written)
+    lambdas = written.get("LambdaConfigurations")
+    if lambdas is not None and not isinstance(lambdas, list):
+        return bucket  # SAM rejects it; nothing to add to
+    configuration["LambdaConfigurations"] = list(lambdas or []) + added
+    props["NotificationConfiguration"] = configuration
+    return RawResource(id=bucket.id, type=bucket.type, props=props, loc=bucket.loc, metadata=bucket.metadata,
+                       written=bucket.written, condition=bucket.condition, node=bucket.node, body=bucket.body,
+                       syntax=bucket.syntax)
+
+
+def _queue_policy(logical_id: str, queues: list, source: Any, origin: RawResource, loc,
+                  written: Written, principal: Any = "*") -> RawResource:
+    statement = {
+        "Effect": "Allow",
+        "Principal": principal,
+        "Action": "sqs:SendMessage",
+        "Condition": {"ArnEquals": {"aws:SourceArn": source}},
     }
     return _generated(logical_id, "AWS::SQS::QueuePolicy",
                       {"Queues": queues, "PolicyDocument": {"Version": "2012-10-17", "Statement": [statement]}},
@@ -276,8 +504,17 @@ def _topic_is_fifo(topic: Any, by_id: dict) -> bool:
     return False
 
 
+# The services a connector's source sends with, for the grants this expansion models.
+_CONNECTOR_SOURCES = {
+    "AWS::SNS::Topic": "sns.amazonaws.com",
+    "AWS::Events::Rule": "events.amazonaws.com",
+    "AWS::S3::Bucket": "s3.amazonaws.com",
+}
+
+
 def _connector(resource: RawResource, props: dict, logical: str, by_id: dict) -> list[RawResource]:
-    """The grants of a connector from a topic to a queue or a function.
+    """The grants of a connector from a topic, an EventBridge rule or a bucket to a queue
+    or a function (SAM has no bucket-to-queue connector).
 
     Each end is named by ``Id`` (a resource of the template) or by ``Type`` and ``Arn``
     (plus ``QueueUrl`` for a queue); both forms grant the same.
@@ -286,8 +523,9 @@ def _connector(resource: RawResource, props: dict, logical: str, by_id: dict) ->
     permissions = props.get("Permissions")
     if not isinstance(source, dict) or not isinstance(permissions, list) or "Write" not in permissions:
         return []
-    source_type, topic_arn, _ = _reference(source, by_id)
-    if source_type != "AWS::SNS::Topic" or topic_arn is None:
+    source_type, source_arn, _ = _reference(source, by_id)
+    service = _CONNECTOR_SOURCES.get(source_type)
+    if service is None or source_arn is None:
         return []
     destinations = props.get("Destination")
     destinations = destinations if isinstance(destinations, list) else [destinations]
@@ -297,14 +535,16 @@ def _connector(resource: RawResource, props: dict, logical: str, by_id: dict) ->
             continue
         target_type, target_arn, target_url = _reference(destination, by_id)
         suffix = "" if len(destinations) == 1 else f"Destination{index}"
-        if target_type == "AWS::SQS::Queue" and (target_url or target_arn) is not None:
-            out.append(_queue_policy(f"{logical}{suffix}QueuePolicy", [target_url or target_arn], topic_arn,
-                                     resource, resource.loc, CONNECTOR))
+        if target_type == "AWS::SQS::Queue" and (target_url or target_arn) is not None \
+                and source_type != "AWS::S3::Bucket":
+            principal = "*" if source_type == "AWS::SNS::Topic" else {"Service": service}
+            out.append(_queue_policy(f"{logical}{suffix}QueuePolicy", [target_url or target_arn], source_arn,
+                                     resource, resource.loc, CONNECTOR, principal))
         elif target_type in ("AWS::Lambda::Function", "AWS::Serverless::Function") and target_arn is not None:
             out.append(
                 _generated(f"{logical}{suffix}WriteLambdaPermission", "AWS::Lambda::Permission",
                            {"FunctionName": target_arn, "Action": "lambda:InvokeFunction",
-                            "Principal": "sns.amazonaws.com", "SourceArn": topic_arn},
+                            "Principal": service, "SourceArn": source_arn},
                            resource, resource.loc, CONNECTOR)
             )
     return out

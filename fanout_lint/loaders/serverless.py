@@ -128,8 +128,9 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
                             resource_types=linker.types, linker=linker, budget=budget)
     exported = exported_ids({"Outputs": service.section("Outputs")}, intrinsics, every_output=True)
     views = [service.view(r, intrinsics, exported) for r in resources]
-    nodes, uses = build(views, linker)
-    graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {})
+    nodes, uses, mentions = build(views, linker)
+    graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {},
+                  mentions=mentions)
     return [graph], service.errors
 
 

@@ -62,8 +62,9 @@ def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
         if resource.type in _READ and exists(resource):
             unit.budget.at(resource.file, resource.block.line, resource.address)
             views.append(HclView(resolver, resource))
-    nodes, uses = build(views, linker)
-    return [Graph(Unit(path, "terraform", tuple(unit.files)), nodes, uses, sources=dict(unit.texts))], unit.errors
+    nodes, uses, mentions = build(views, linker)
+    graph = Graph(Unit(path, "terraform", tuple(unit.files)), nodes, uses, sources=dict(unit.texts), mentions=mentions)
+    return [graph], unit.errors
 
 
 class _Resolver:
@@ -114,17 +115,21 @@ class _Resolver:
         label = render(attribute.expr)
         return self.target_of(value, kind, label, self.loc(resource, name, block))
 
-    def targets(self, resource: Resource, name: str, kind: str | None) -> tuple[str, ...]:
-        """Every node an argument may point at: one per ``for_each`` instance or branch."""
-        attribute = resource.block.body.attributes.get(name)
+    def targets(self, resource: Resource, name: str, kind: str | None, block: Block | None = None) -> tuple[str, ...]:
+        """Every node an argument may point at: one per ``for_each`` instance or branch,
+        one per item of a list (``alarm_actions = [...]``)."""
+        attribute = (block or resource.block).body.attributes.get(name)
         if attribute is None:
             return ()
-        options = candidates(self.raw(resource, name))
-        if options is None or len(options) == 1:
-            one = self.target(resource, name, kind)
-            return (one,) if one else ()
-        loc = self.loc(resource, name)
-        found = [self.target_of(o, kind, render(attribute.expr), loc) for o in options]
+        value = self.raw(resource, name, block)
+        options = candidates(value)
+        label, loc = render(attribute.expr), self.loc(resource, name, block)
+        if options is None:
+            return (self.linker.external(label, loc),)
+        found = []
+        for option in options:
+            items = option.value if isinstance(option.value, list) else [option.value]
+            found += [self.target_of(Known(item), kind, label, loc) for item in items]
         return tuple(dict.fromkeys(f for f in found if f))
 
     def target_of(self, value: Value, kind: str | None, label: str, loc: Loc) -> str | None:
@@ -221,6 +226,7 @@ class HclView:
     def __init__(self, resolver: _Resolver, resource: Resource):
         self.resolver = resolver
         self.block_resource = resource
+        self.root = resource.block  # the block whose arguments the paths start from
         self.id = resource.address
         self.type = resource.type
         block = resource.block
@@ -236,7 +242,7 @@ class HclView:
     def _attribute(self, path) -> tuple[Block | None, Attribute | None]:
         """The block holding the last step of ``path``, and the attribute there (the first
         of nested blocks of one name)."""
-        block = self.block_resource.block
+        block = self.root
         for name in path[:-1]:
             children = block.body.blocks_of(name)
             if not children:
@@ -251,8 +257,32 @@ class HclView:
         value = self.resolver.value(self.block_resource, path[-1], default, block)
         return with_site(value, HclSite(attribute_file(attribute, self.file), attribute))
 
+    def site(self, path):
+        _, attribute = self._attribute(path)
+        return HclSite(self.file, attribute) if attribute is not None else None
+
     def is_written(self, path) -> bool:
-        return self._attribute(path)[1] is not None
+        block, attribute = self._attribute(path)
+        return attribute is not None or (block is not None and bool(_blocks_named(block, path[-1])))
+
+    def proves_absent(self, path) -> bool:
+        blocks = [self.root]
+        for depth, name in enumerate(path):
+            if any(_dynamic(block, name) for block in blocks):
+                return False  # a dynamic block may write it
+            if depth == len(path) - 1:
+                break
+            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
+            if not blocks:
+                return True
+        for block in blocks:
+            if block.body.blocks_of(path[-1]):
+                return False
+            if path[-1] in block.body.attributes:
+                value = self.resolver.value(self.block_resource, path[-1], None, block)
+                if not (isinstance(value, Known) and value.value is None):
+                    return False
+        return True
 
     def name(self, path) -> str | None:
         value = self.value(path)
@@ -265,14 +295,12 @@ class HclView:
         return self.resolver.target(self.block_resource, path[-1], kind, block)
 
     def targets(self, path, kind: str | None) -> tuple[str, ...]:
-        if len(path) == 1:
-            return self.resolver.targets(self.block_resource, path[0], kind)
         *nesting, attr = path
-        blocks = [self.block_resource.block]
+        blocks = [self.root]
         for name in nesting:
             blocks = [child for block in blocks for child in block.body.blocks_of(name)]
-        found = (self.resolver.target(self.block_resource, attr, kind, block) for block in blocks)
-        return tuple(dict.fromkeys(f for f in found if f))
+        found = (t for block in blocks for t in self.resolver.targets(self.block_resource, attr, kind, block))
+        return tuple(dict.fromkeys(found))
 
     def document(self, path) -> Value:
         return _json_document(self.resolver, self.block_resource, path[-1])
@@ -314,7 +342,39 @@ class HclView:
         return Body(Loc(file, *found.pos), "json" if is_json(file) else "hcl") if found is not None else None
 
     def items(self, items: Items) -> list:
+        if not items.tf:
+            return []
+        return [HclItemView(self, block, index, items) for index, block in enumerate(self.root.body.blocks_of(items.tf))]
+
+
+class HclItemView(HclView):
+    """A repeated nested block that is a node of its own (a ``queue`` block of an
+    ``aws_s3_bucket_notification``); findings name the resource holding it."""
+
+    def __init__(self, parent: HclView, block: Block, index: int, items: Items):
+        self.resolver = parent.resolver
+        self.block_resource = parent.block_resource
+        self.root = block
+        self.id = f"{parent.id}.{items.tf}[{index}]"
+        self.type = f"{parent.type}.{items.tf}"
+        self.resource = parent.id
+        self.file = parent.file
+        self.loc = Loc(parent.file, block.line, block.column, *block.header_end)
+        self.body = Body(Loc(parent.file, block.line, block.column, block.end_line, block.end_column), "hcl")
+        self.suppressions = parent.suppressions
+        self.exported = False
+        self.multi_instance = parent.multi_instance
+
+    def items(self, items: Items) -> list:
         return []
+
+
+def _blocks_named(block: Block, name: str) -> list[Block]:
+    return block.body.blocks_of(name) + [d for d in block.body.blocks_of("dynamic") if d.labels[:1] == (name,)]
+
+
+def _dynamic(block: Block, name: str) -> bool:
+    return any(d.labels[:1] == (name,) for d in block.body.blocks_of("dynamic"))
 
 
 def render_payload(payload: Any) -> str:

@@ -55,8 +55,8 @@ def load_plan(parsed: Any, path: str) -> tuple[list[Graph], list[LoadError]]:
         line = loc_of(parsed, "format_version", Loc(path, 1, 1)).line
         return [], [LoadError(path, line, "Terraform JSON without planned_values: not a plan (show -json of a plan file)")]
     plan = _Plan(parsed, path)
-    nodes, uses = build(plan.resources.values(), plan.linker)
-    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, uses)], []
+    nodes, uses, mentions = build(plan.resources.values(), plan.linker)
+    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, uses, mentions=mentions)], []
 
 
 def strip_keys(address: str) -> str:
@@ -330,8 +330,28 @@ class PlanResource:
 
     def value(self, path, default: Value | None = None) -> Value:
         if len(path) != 1:
-            return Unknown("nested block values are not read from plans")
+            return self._nested_value(tuple(path), default)
         return with_site(self._value(path[0], default), self._site(path[0]))
+
+    def _nested_value(self, path: tuple[str, ...], default: Value | None) -> Value:
+        """A value inside nested blocks (``scaling_config.maximum_concurrency``): each
+        instance's block, as planned (a ``dynamic`` block's too)."""
+        expression = self._expression(path)
+        options: list[Value] = []
+        for instance in self.instances:
+            if self._is_unknown(instance, path):
+                return Unknown(f"{'.'.join(path)} is known only after apply")
+            raw = _dig(instance.values, path)
+            if raw is not None:
+                options.append(Known(raw))
+            elif instance.address not in self.plan.unknown_after and _has_references(expression):
+                return Unknown(f"{'.'.join(path)} depends on other resources")
+            else:
+                options.append(default if default is not None else Known(None))
+        return choice(options) if options else Unknown("no instance")
+
+    def site(self, path):
+        return self._site(path[0]) if len(path) == 1 else None
 
     def _site(self, attr: str):
         values = self.item.get("values") if isinstance(self.item, dict) else None
@@ -361,6 +381,13 @@ class PlanResource:
     def is_written(self, path) -> bool:
         return self._expression(tuple(path)) is not None
 
+    def proves_absent(self, path) -> bool:
+        path = tuple(path)
+        for instance in self.instances:
+            if _present(instance.values, path) or self._is_unknown(instance, path):
+                return False
+        return not self._pending(path, self._expression(path))
+
     def name(self, path) -> str | None:
         return None  # indexed by the plan, instance by instance
 
@@ -377,7 +404,25 @@ class PlanResource:
         return None
 
     def items(self, items: Items) -> list:
-        return []
+        """The planned blocks of the first instance (nested blocks are listed in order)."""
+        blocks = self.instances[0].values.get(items.tf) if items.tf else None
+        if not isinstance(blocks, list):
+            return []
+        expressions = self.config.get("expressions") if isinstance(self.config, dict) else None
+        configured = expressions.get(items.tf) if isinstance(expressions, dict) else None
+        marks = self.plan.unknown_after.get(self.instances[0].address, {})
+        unknown = marks.get(items.tf) if isinstance(marks, dict) else None
+        out = []
+        for index, block in enumerate(blocks):
+            if not isinstance(block, dict):
+                continue
+            address = f"{self.address}.{items.tf}[{index}]"
+            if isinstance(unknown, list) and index < len(unknown) and isinstance(unknown[index], dict):
+                self.plan.unknown_after.setdefault(address, unknown[index])
+            written = configured[index] if isinstance(configured, list) and index < len(configured) else None
+            config = {"expressions": written} if isinstance(written, dict) else {}
+            out.append(PlanItem(self, address, items.tf, config, block))
+        return out
 
     def _known(self, raw: Any, expression: Any) -> Known:
         if expression is None and self.config:
@@ -399,8 +444,17 @@ class PlanResource:
         return self._target(path, kind, [_dig(i.values, path) for i in self.instances])
 
     def targets(self, path, kind: str | None) -> tuple[str, ...]:
-        found = self.target(path, kind)
-        return (found,) if found else ()
+        path = tuple(path)
+        lists = [_dig(i.values, path) for i in self.instances]
+        if not any(isinstance(value, list) for value in lists):
+            found = self.target(path, kind)
+            return (found,) if found else ()
+        # a list of references (an alarm's actions): each one it names
+        strings = [t for value in lists if isinstance(value, list) for t in value if isinstance(t, str) and t]
+        resolved = self.plan.resolve_expression(self._expression(path), self.module_path)
+        found = [self.plan.linker.internal(r) if r in self.plan.resources else r for r in sorted(resolved)]
+        found += [self.plan.literal(t, kind) or self.plan.external(t) for t in strings]
+        return tuple(dict.fromkeys(found))
 
     def doc_target(self, path, text: Any, kind: str) -> str | None:
         if text is not None and not isinstance(text, str):
@@ -442,6 +496,39 @@ class PlanResource:
             or (i.address not in self.plan.unknown_after and _has_references(expression))
             for i in self.instances
         )
+
+
+class PlanItem(PlanResource):
+    """A nested block that is a node of its own (a ``queue`` block of an
+    ``aws_s3_bucket_notification``), read like a resource of its own values."""
+
+    def __init__(self, parent: PlanResource, address: str, block_name: str, config: dict, values: dict):
+        super().__init__(parent.plan, address, f"{parent.type}.{block_name}", parent.loc, parent.module_path,
+                         config, {}, [_Instance(address, values)])
+        self.resource = parent.address
+        self.parent_instances = len(parent.instances)
+
+    @property
+    def multi_instance(self) -> bool:
+        return self.parent_instances > 1
+
+    @property
+    def exported(self) -> bool:
+        return False
+
+
+def _present(values: Any, path: tuple[str, ...]) -> bool:
+    """Something is planned at ``path``: a value, or at least one block on the way."""
+    node = values
+    for key in path:
+        if isinstance(node, list):
+            if len(node) > 1:
+                return True  # several blocks: something is there
+            node = node[0] if node else None
+        if not isinstance(node, dict):
+            return False
+        node = node.get(key)
+    return node not in (None, "", [])
 
 
 def _has_references(expression: Any) -> bool:

@@ -63,6 +63,37 @@ DEFAULTS: dict[str, Default] = {
     "mapping.enabled": Default(
         True, "https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html"
     ),
+    "queue.content_based_deduplication": Default(
+        False,
+        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
+    ),
+    # Stream mappings (Kinesis, DynamoDB): -1 is "until the record expires" and "no age limit".
+    "mapping.maximum_retry_attempts": Default(
+        -1, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
+    ),
+    "mapping.maximum_record_age": Default(
+        -1, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
+    ),
+    "mapping.bisect": Default(
+        False, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
+    ),
+    # Asynchronous invocation: two retries after a function error, events kept up to 6 hours.
+    "invoke.maximum_retry_attempts": Default(
+        2, "https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html"
+    ),
+    "invoke.maximum_event_age": Default(
+        21_600, "https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html"
+    ),
+    # EventBridge rule targets: retried for 24 hours and up to 185 times (not Scheduler's).
+    "event_target.retry_attempts": Default(
+        185, "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-retry-policy.html"
+    ),
+    "event_target.event_age": Default(
+        86_400, "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-retry-policy.html"
+    ),
+    "event_rule.state": Default(
+        "ENABLED", "https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutRule.html"
+    ),
 }
 
 

@@ -10,11 +10,17 @@ from typing import Iterable, TypeVar
 
 from fanout_lint.model.nodes import (
     DeadLetterUse,
+    Delivery,
+    EventRule,
     EventSourceMapping,
+    EventTarget,
     External,
     Function,
+    InvokeConfig,
     LambdaPermission,
+    Mention,
     Node,
+    Notification,
     Queue,
     QueuePolicy,
     Redrive,
@@ -22,14 +28,15 @@ from fanout_lint.model.nodes import (
     Topic,
     Unit,
 )
-from fanout_lint.model.values import Known
+from fanout_lint.model.permissions import EVENTS, S3, SNS
+from fanout_lint.model.values import Known, verdict
 
 N = TypeVar("N", bound=Node)
 
 
 class Graph:
     def __init__(self, unit: Unit, nodes: Iterable[Node], dead_letter_uses: Iterable[DeadLetterUse] = (),
-                 sources: dict[str, str] | None = None):
+                 sources: dict[str, str] | None = None, mentions: Iterable[Mention] = ()):
         self.unit = unit
         # file -> the text the nodes' locations point into, for fixes; dropped once they are made
         self.sources: dict[str, str] = sources or {}
@@ -71,6 +78,42 @@ class Graph:
         for permission in self.all(LambdaPermission):
             if permission.function:
                 self._permissions[permission.function].append(permission)
+        self._mentions: dict[str, list[Mention]] = defaultdict(list)
+        for mention in mentions:
+            self._mentions[mention.target].append(mention)
+        self._targets_of_rule: dict[str, list[EventTarget]] = defaultdict(list)
+        for target in self.all(EventTarget):
+            if target.rule and not target.scheduler:
+                self._targets_of_rule[target.rule].append(target)
+        self._invoke_configs: dict[str, list[InvokeConfig]] = defaultdict(list)
+        for config in self.all(InvokeConfig):
+            if config.function:
+                self._invoke_configs[config.function].append(config)
+        self._mappings_of: dict[str, list[EventSourceMapping]] = defaultdict(list)
+        for esm in self.all(EventSourceMapping):
+            if esm.function:
+                self._mappings_of[esm.function].append(esm)
+        self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
+        for delivery in self._all_deliveries():
+            self._deliveries[delivery.target].append(delivery)
+
+    def _all_deliveries(self) -> Iterable[Delivery]:
+        for sub in self.all(Subscription):
+            if sub.endpoint and verdict(lambda p: isinstance(p, str) and p.lower() in ("sqs", "lambda"),
+                                        sub.protocol):
+                yield Delivery(sub, sub.endpoint, SNS)
+            if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
+                yield Delivery(sub, sub.redrive_dlq.value, SNS, dead_letter=True)
+        for target in self.all(EventTarget):
+            if target.scheduler:
+                continue  # a schedule delivers with its role, never through a resource policy
+            if target.target:
+                yield Delivery(target, target.target, EVENTS)
+            if isinstance(target.dead_letter, Known) and target.dead_letter.value:
+                yield Delivery(target, target.dead_letter.value, EVENTS, dead_letter=True)
+        for notification in self.all(Notification):
+            if notification.destination:
+                yield Delivery(notification, notification.destination, S3)
 
     # -- nodes -------------------------------------------------------------
     def all(self, kind: type[N]) -> list[N]:
@@ -142,3 +185,29 @@ class Graph:
 
     def permissions_for(self, function_id: str) -> list[LambdaPermission]:
         return list(self._permissions.get(function_id, ()))
+
+    def mentions_of(self, node_id: str, role: str | None = None) -> list[Mention]:
+        """Resources the graph does not model that name the node (with ``role``, when given)."""
+        return [m for m in self._mentions.get(node_id, ()) if role is None or m.role == role]
+
+    def targets_of(self, rule_id: str) -> list[EventTarget]:
+        """The targets of an EventBridge rule."""
+        return list(self._targets_of_rule.get(rule_id, ()))
+
+    def rule_of(self, target: EventTarget) -> EventRule | None:
+        node = self.get(target.rule)
+        return node if isinstance(node, EventRule) else None
+
+    def invoke_configs_for(self, function_id: str) -> list[InvokeConfig]:
+        """The function's asynchronous invocation configurations, whatever their qualifier."""
+        return list(self._invoke_configs.get(function_id, ()))
+
+    def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
+        """Event source mappings invoking the function."""
+        return list(self._mappings_of.get(function_id, ()))
+
+    def deliveries_to(self, node_id: str) -> list[Delivery]:
+        """Services sending to the queue or invoking the function through its resource
+        policy: SNS subscriptions and their DLQs, EventBridge targets and their DLQs, S3
+        notifications (in model order)."""
+        return list(self._deliveries.get(node_id, ()))

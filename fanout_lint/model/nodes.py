@@ -181,6 +181,7 @@ class Queue(Node):
     message_retention: Value = UNREAD
     redrive: Value = UNREAD  # Known(Redrive) / Known(None) / Unknown
     kms_master_key_id: Value = UNREAD
+    content_based_deduplication: Value = UNREAD
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
@@ -194,10 +195,17 @@ class Subscription(Node):
     inline: bool = False  # declared in AWS::SNS::Topic.Subscription
 
 
+# A destination (a dead-letter queue, an on-failure destination) is a Value: Known(node id),
+# Known(None) when the template proves there is none, Unknown when it cannot tell (an
+# intrinsic around the setting, a dynamic block, a value known only after apply).
+
+
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Function(Node):
     name: Value = UNREAD
     timeout: Value = UNREAD
+    dead_letter: Value = UNREAD  # the function's DLQ (a queue or topic): a destination
+    reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
@@ -208,6 +216,75 @@ class EventSourceMapping(Node):
     batching_window: Value = UNREAD
     response_types: Value = UNREAD
     enabled: Value = UNREAD
+    # streams (Kinesis, DynamoDB)
+    on_failure: Value = UNREAD  # a destination
+    maximum_retry_attempts: Value = UNREAD  # -1: until the record expires
+    maximum_record_age: Value = UNREAD  # -1: no limit
+    bisect: Value = UNREAD
+    # SQS scaling
+    maximum_concurrency: Value = UNREAD
+    provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class Stream(Node):
+    """What a stream mapping reads: a Kinesis stream or stream consumer, or a DynamoDB table's stream."""
+
+    service: str = ""  # "kinesis" or "dynamodb"
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class Bucket(Node):
+    name: Value = UNREAD
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class Notification(Node):
+    """One S3 event notification: a bucket delivering to a queue, a topic or a function.
+
+    CloudFormation writes them in the bucket (reported on it), Terraform in an
+    ``aws_s3_bucket_notification`` (reported on that)."""
+
+    bucket: str | None = None  # node id
+    destination: str | None = None  # node id of the queue, topic or function (or External)
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class EventRule(Node):
+    name: Value = UNREAD
+    state: Value = UNREAD  # ENABLED, DISABLED, ...
+    enabled: Value = UNREAD  # Terraform's older is_enabled
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class EventTarget(Node):
+    """Where an EventBridge rule, or an EventBridge Scheduler schedule, delivers.
+
+    A rule's ``Targets`` entry (reported on the rule), an ``aws_cloudwatch_event_target``,
+    or the ``Target`` of a schedule (``scheduler``: it invokes with an IAM role, never
+    through a resource policy, and has its own retry policy)."""
+
+    rule: str | None = None  # node id of the rule; for a schedule, the schedule
+    target: str | None = None  # node id of what it delivers to
+    dead_letter: Value = UNREAD  # a destination
+    role: Value = UNREAD  # RoleArn as written: a target with a role may not need a resource policy
+    message_group: Value = UNREAD
+    retry_attempts: Value = UNREAD
+    event_age: Value = UNREAD
+    state: Value = UNREAD  # a schedule's own (a rule target is as enabled as its rule)
+    scheduler: bool = False
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class InvokeConfig(Node):
+    """A function's asynchronous invocation settings (``AWS::Lambda::EventInvokeConfig``)."""
+
+    function: str | None = None  # node id
+    qualifier: Value = UNREAD
+    on_failure: Value = UNREAD  # a destination
+    on_success: Value = UNREAD  # a destination
+    maximum_retry_attempts: Value = UNREAD
+    maximum_event_age: Value = UNREAD
 
 
 @dataclass(frozen=True)
@@ -245,6 +322,36 @@ class DeadLetterUse:
     target: str  # node id
     user: str  # node id of the resource holding the setting
     via: str  # the setting, as the template names it: "DeadLetterConfig.TargetArn", ...
+
+
+# What a resource that is no node of its own does with the node it names (``Mention.role``).
+PUBLISHES_ONLY = "publishes"  # a producer that can send to a topic but not to a queue (an alarm)
+SUBSCRIBES = "subscribes"  # a subscriber that is no SNS subscription of the template (AWS Chatbot)
+EXPORTS = "exports"  # makes it known to others (an SSM parameter holding its ARN)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A resource the graph does not model naming ``target`` in a setting whose meaning
+    the schema knows (``AWS::CloudWatch::Alarm.AlarmActions`` publishes to a topic)."""
+
+    target: str  # node id
+    user: str  # the resource's id
+    type: str  # the resource's type, as written: AWS::CloudWatch::Alarm, aws_ssm_parameter
+    via: str  # the setting
+    role: str  # PUBLISHES_ONLY, SUBSCRIBES or EXPORTS
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A service sending to a queue or invoking a function on behalf of ``sender``: an SNS
+    subscription (or its dead-letter queue), an EventBridge target (or its dead-letter
+    queue), an S3 notification. Deliveries through a role (a schedule) are not listed."""
+
+    sender: Node  # the subscription, target or notification
+    target: str  # node id of the queue or function
+    service: str  # the principal that sends: sns.amazonaws.com, events.amazonaws.com, s3.amazonaws.com
+    dead_letter: bool = False  # to the sender's dead-letter queue, not its endpoint
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from fanout_lint.model.nodes import Statement
 
+# The service principals that deliver to queues and invoke functions through resource policies.
+SNS = "sns.amazonaws.com"
+EVENTS = "events.amazonaws.com"
+S3 = "s3.amazonaws.com"
+
 
 def allows(statement: Statement, principal: str, actions: tuple[str, ...]) -> bool | None:
     """Does the statement allow ``principal`` one of ``actions``? None when not proved."""

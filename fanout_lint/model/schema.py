@@ -23,7 +23,14 @@ Readers (how a value is read; the builder implements each once):
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
 - ``policy``: an IAM policy document reduced to statements;
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
-  ``DeadLetterUse`` of the graph rather than a field;
+  ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
+- ``destination``: a reference read as a value: Known(node id), Known(None) when the
+  template proves it unset, Unknown when it cannot tell (an intrinsic around the
+  setting, a ``dynamic`` block);
+- ``written``: Known(False) when the template proves the setting (or block) absent,
+  Known(True) when it writes it, else Unknown;
+- ``mention:<role>``: references of a resource the graph does not model (an alarm's
+  actions), recorded as ``Mention``s with the role (``model.nodes.PUBLISHES_ONLY``, ...);
 - ``part``: read by another field's reader (a key of a document);
 - ``named``: not read, only named in advice (a permission's ``SourceArn``).
 """
@@ -33,12 +40,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fanout_lint.model.nodes import (
+    EXPORTS,
+    PUBLISHES_ONLY,
+    SUBSCRIBES,
+    Bucket,
+    EventRule,
     EventSourceMapping,
+    EventTarget,
     Function,
+    InvokeConfig,
     LambdaPermission,
     Node,
+    Notification,
     Queue,
     QueuePolicy,
+    Stream,
     Subscription,
     Topic,
 )
@@ -76,15 +92,23 @@ _STEPS: dict[str, tuple[str, ...]] = {}
 class Items:
     """A list property whose items are nodes of their own (a topic's inline subscriptions).
 
-    Each item is read with ``kind``'s CloudFormation paths, relative to the item; the
-    node's id is ``<resource>.<path>[<index>]`` and findings name the resource.
+    ``path`` is the CloudFormation list (dotted when nested), ``tf`` the Terraform
+    block name (repeatable blocks: ``queue`` of ``aws_s3_bucket_notification``); each
+    item is read with ``kind``'s paths, relative to the item. The node's id is
+    ``<resource>.<path>[<index>]`` and findings name the resource.
     """
 
     path: str
     kind: "Kind"
     construct: str  # what the user wrote, for messages: "inline subscription"
-    parent: str = ""  # the item node's field that names the resource holding it
+    # The item node's field that names what holds it: the resource, or, when the resource
+    # is no node of its own, the node its field of that name reads (a notification's bucket).
+    parent: str = ""
     marks: tuple[tuple[str, object], ...] = ()  # fields every item node has: (("inline", True),)
+    tf: str = ""
+
+    def path_of(self, format: str) -> str:
+        return self.path if format == "cloudformation" else self.tf
 
 
 @dataclass(frozen=True)
@@ -95,6 +119,7 @@ class Kind:
     tf_types: tuple[str, ...]
     fields: tuple[Field, ...]
     items: tuple[Items, ...] = ()
+    marks: tuple[tuple[str, object], ...] = ()  # fields every node of the kind has: (("service", "kinesis"),)
 
     def field(self, name: str) -> Field | None:
         for field in self.fields:
@@ -116,6 +141,8 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("dead_letter_target", "RedrivePolicy/deadLetterTargetArn", "redrive_policy/deadLetterTargetArn",
           "part"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
+    Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
+          "queue.content_based_deduplication"),
 ))
 
 SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), ("aws_sns_topic_subscription",), (
@@ -138,6 +165,7 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("name", "FunctionName", "function_name"),
     Field("timeout", "Timeout", "timeout", "int", "function.timeout", "s"),
     Field("dead_letter", "DeadLetterConfig.TargetArn", "dead_letter_config.target_arn", "dead_letter"),
+    Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
 ))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
@@ -152,6 +180,13 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     Field("enabled", "Enabled", "enabled", "bool", "mapping.enabled"),
     Field("on_failure", "DestinationConfig.OnFailure.Destination", "destination_config.on_failure.destination_arn",
           "dead_letter"),
+    Field("maximum_retry_attempts", "MaximumRetryAttempts", "maximum_retry_attempts", "int",
+          "mapping.maximum_retry_attempts"),
+    Field("maximum_record_age", "MaximumRecordAgeInSeconds", "maximum_record_age_in_seconds", "int",
+          "mapping.maximum_record_age", "s"),
+    Field("bisect", "BisectBatchOnFunctionError", "bisect_batch_on_function_error", "bool", "mapping.bisect"),
+    Field("maximum_concurrency", "ScalingConfig.MaximumConcurrency", "scaling_config.maximum_concurrency", "int"),
+    Field("provisioned_pollers", "ProvisionedPollerConfig", "provisioned_poller_config", "written"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
@@ -171,26 +206,148 @@ PERMISSION = Kind("permission", LambdaPermission, ("AWS::Lambda::Permission",), 
     Field("source_arn", "SourceArn", "source_arn", "named"),
 ))
 
-INVOKE_CONFIG = Kind("invoke_config", None, ("AWS::Lambda::EventInvokeConfig",),
+INVOKE_CONFIG = Kind("invoke_config", InvokeConfig, ("AWS::Lambda::EventInvokeConfig",),
                      ("aws_lambda_function_event_invoke_config",), (
+    Field("function", "FunctionName", "function_name", "ref:function"),
+    Field("qualifier", "Qualifier", "qualifier"),
     Field("on_failure", "DestinationConfig.OnFailure.Destination", "destination_config.on_failure.destination",
           "dead_letter"),
+    Field("on_success", "DestinationConfig.OnSuccess.Destination", "destination_config.on_success.destination",
+          "destination"),
+    Field("maximum_retry_attempts", "MaximumRetryAttempts", "maximum_retry_attempts", "int",
+          "invoke.maximum_retry_attempts"),
+    Field("maximum_event_age", "MaximumEventAgeInSeconds", "maximum_event_age_in_seconds", "int",
+          "invoke.maximum_event_age", "s"),
 ))
 
-EVENT_TARGET = Kind("event_target", None, (), ("aws_cloudwatch_event_target",), (
+# An EventBridge rule's target: an item of AWS::Events::Rule.Targets, or a resource of its own.
+EVENT_TARGET = Kind("event_target", EventTarget, (), ("aws_cloudwatch_event_target",), (
+    Field("rule", "", "rule", "ref:event_rule"),
+    Field("target", "Arn", "arn", "ref:any"),
     Field("dead_letter", "DeadLetterConfig.Arn", "dead_letter_config.arn", "dead_letter"),
+    Field("role", "RoleArn", "role_arn"),
+    Field("message_group", "SqsParameters.MessageGroupId", "sqs_target.message_group_id"),
+    Field("retry_attempts", "RetryPolicy.MaximumRetryAttempts", "retry_policy.maximum_retry_attempts", "int",
+          "event_target.retry_attempts"),
+    Field("event_age", "RetryPolicy.MaximumEventAgeInSeconds", "retry_policy.maximum_event_age_in_seconds", "int",
+          "event_target.event_age", "s"),
 ))
 
-EVENT_RULE = Kind("event_rule", None, ("AWS::Events::Rule",), (), (),
-                  items=(Items("Targets", EVENT_TARGET, "EventBridge target"),))
+EVENT_RULE = Kind("event_rule", EventRule, ("AWS::Events::Rule",), ("aws_cloudwatch_event_rule",), (
+    Field("name", "Name", "name"),
+    Field("state", "State", "state", "text", "event_rule.state"),
+    Field("enabled", "", "is_enabled", "bool"),
+), items=(Items("Targets", EVENT_TARGET, "EventBridge target", "rule"),))
 
-SCHEDULE = Kind("schedule", None, ("AWS::Scheduler::Schedule",), ("aws_scheduler_schedule",), (
+# An EventBridge Scheduler schedule is its own target: it invokes with a role, and its
+# default retry policy is not documented (so none is assumed).
+SCHEDULE = Kind("schedule", EventTarget, ("AWS::Scheduler::Schedule",), ("aws_scheduler_schedule",), (
+    Field("target", "Target.Arn", "target.arn", "ref:any"),
     Field("dead_letter", "Target.DeadLetterConfig.Arn", "target.dead_letter_config.arn", "dead_letter"),
+    Field("role", "Target.RoleArn", "target.role_arn"),
+    Field("retry_attempts", "Target.RetryPolicy.MaximumRetryAttempts", "target.retry_policy.maximum_retry_attempts",
+          "int"),
+    Field("event_age", "Target.RetryPolicy.MaximumEventAgeInSeconds",
+          "target.retry_policy.maximum_event_age_in_seconds", "int", unit="s"),
+    Field("state", "State", "state"),
+), marks=(("scheduler", True),))
+
+# What a stream mapping reads: the stream, its consumer, or the table whose stream it is.
+KINESIS_STREAM = Kind("stream", Stream, ("AWS::Kinesis::Stream", "AWS::Kinesis::StreamConsumer"),
+                      ("aws_kinesis_stream", "aws_kinesis_stream_consumer"), (), marks=(("service", "kinesis"),))
+DYNAMODB_STREAM = Kind("stream", Stream, ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable"),
+                       ("aws_dynamodb_table",), (), marks=(("service", "dynamodb"),))
+
+# S3 event notifications, one node per destination: in CloudFormation the bucket's
+# NotificationConfiguration lists, in Terraform the blocks of aws_s3_bucket_notification.
+S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "Queue", "queue_arn", "ref:queue"),))
+S3_TO_TOPIC = Kind("notification", Notification, (), (), (Field("destination", "Topic", "topic_arn", "ref:topic"),))
+S3_TO_FUNCTION = Kind("notification", Notification, (), (), (
+    Field("destination", "Function", "lambda_function_arn", "ref:function"),
 ))
+_S3_NOTIFICATIONS = (
+    Items("NotificationConfiguration.QueueConfigurations", S3_TO_QUEUE, "S3 notification", "bucket", tf="queue"),
+    Items("NotificationConfiguration.TopicConfigurations", S3_TO_TOPIC, "S3 notification", "bucket", tf="topic"),
+    Items("NotificationConfiguration.LambdaConfigurations", S3_TO_FUNCTION, "S3 notification", "bucket",
+          tf="lambda_function"),
+)
+BUCKET = Kind("bucket", Bucket, ("AWS::S3::Bucket",), ("aws_s3_bucket",), (
+    Field("name", "BucketName", "bucket"),
+), items=_S3_NOTIFICATIONS)
+BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_notification",), (
+    Field("bucket", "", "bucket", "ref:bucket"),
+), items=_S3_NOTIFICATIONS)
+
+
+# Resources the graph does not model that name a topic: producers that can publish to a
+# topic but cannot send to a queue (so a topic with one queue behind them is no extra
+# hop), subscribers that are no SNS subscription, and SSM parameters that publish an ARN.
+def _mentions(role: str, cfn_types: tuple[str, ...], tf_types: tuple[str, ...],
+              *paths: tuple[str, str]) -> Kind:
+    key = "mention"
+    return Kind(key, None, cfn_types, tf_types,
+                tuple(Field(role, cfn, tf, f"mention:{role}") for cfn, tf in paths))
+
+
+_ALARM_ACTIONS = (("AlarmActions", "alarm_actions"), ("OKActions", "ok_actions"),
+                  ("InsufficientDataActions", "insufficient_data_actions"))
+_EVENT_SUBSCRIPTION = (("SnsTopicArn", "sns_topic_arn"),)
+MENTIONS = (
+    _mentions(PUBLISHES_ONLY, ("AWS::CloudWatch::Alarm",), ("aws_cloudwatch_metric_alarm",), *_ALARM_ACTIONS),
+    _mentions(PUBLISHES_ONLY, ("AWS::CloudWatch::CompositeAlarm",), ("aws_cloudwatch_composite_alarm",),
+              *_ALARM_ACTIONS),
+    _mentions(PUBLISHES_ONLY, ("AWS::CloudFormation::Stack",), ("aws_cloudformation_stack",),
+              ("NotificationARNs", "notification_arns")),
+    _mentions(PUBLISHES_ONLY, ("AWS::ServiceCatalog::CloudFormationProvisionedProduct",), (),
+              ("NotificationArns", "")),
+    _mentions(PUBLISHES_ONLY, ("AWS::RDS::EventSubscription",), ("aws_db_event_subscription",),
+              ("SnsTopicArn", "sns_topic")),
+    _mentions(PUBLISHES_ONLY,
+              ("AWS::DMS::EventSubscription", "AWS::Redshift::EventSubscription", "AWS::DocDB::EventSubscription",
+               "AWS::Neptune::EventSubscription"),
+              ("aws_dms_event_subscription", "aws_redshift_event_subscription", "aws_docdb_event_subscription",
+               "aws_neptune_event_subscription"),
+              *_EVENT_SUBSCRIPTION),
+    _mentions(PUBLISHES_ONLY, ("AWS::ElastiCache::CacheCluster", "AWS::ElastiCache::ReplicationGroup"),
+              ("aws_elasticache_cluster", "aws_elasticache_replication_group"),
+              ("NotificationTopicArn", "notification_topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::AutoScaling::AutoScalingGroup",), ("aws_autoscaling_notification",),
+              ("NotificationConfigurations.TopicARN", "topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::Budgets::Budget",), ("aws_budgets_budget",),
+              ("NotificationsWithSubscribers.Subscribers.Address", "notification.subscriber_sns_topic_arns")),
+    _mentions(PUBLISHES_ONLY, ("AWS::CE::AnomalySubscription",), ("aws_ce_anomaly_subscription",),
+              ("Subscribers.Address", "subscriber.address")),
+    _mentions(PUBLISHES_ONLY, ("AWS::CodeStarNotifications::NotificationRule",),
+              ("aws_codestarnotifications_notification_rule",), ("Targets.TargetAddress", "target.address")),
+    _mentions(PUBLISHES_ONLY, ("AWS::Backup::BackupVault",), ("aws_backup_vault_notifications",),
+              ("Notifications.SNSTopicArn", "sns_topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::Config::DeliveryChannel",), ("aws_config_delivery_channel",),
+              ("SnsTopicARN", "sns_topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::CloudTrail::Trail",), ("aws_cloudtrail",), ("SnsTopicName", "sns_topic_name")),
+    _mentions(PUBLISHES_ONLY, ("AWS::SES::ReceiptRule",), ("aws_ses_receipt_rule",),
+              *((f"Rule.Actions.{action}.TopicArn", f"{block}.topic_arn") for action, block in (
+                  ("SNSAction", "sns_action"), ("S3Action", "s3_action"), ("BounceAction", "bounce_action"),
+                  ("LambdaAction", "lambda_action"), ("StopAction", "stop_action"),
+                  ("WorkmailAction", "workmail_action")))),
+    _mentions(PUBLISHES_ONLY, ("AWS::SES::ConfigurationSetEventDestination",), ("aws_ses_event_destination",),
+              ("EventDestination.SnsDestination.TopicARN", "sns_destination.topic_arn")),
+    _mentions(PUBLISHES_ONLY, (), ("aws_ses_identity_notification_topic",), ("", "topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::DevOpsGuru::NotificationChannel",), ("aws_devopsguru_notification_channel",),
+              ("Config.Sns.TopicArn", "sns.topic_arn")),
+    _mentions(PUBLISHES_ONLY, ("AWS::SSM::MaintenanceWindowTask",), ("aws_ssm_maintenance_window_task",),
+              ("TaskInvocationParameters.MaintenanceWindowRunCommandParameters.NotificationConfig.NotificationArn",
+               "task_invocation_parameters.run_command_parameters.notification_config.notification_arn")),
+    _mentions(SUBSCRIBES,
+              ("AWS::Chatbot::SlackChannelConfiguration", "AWS::Chatbot::MicrosoftTeamsChannelConfiguration"),
+              ("aws_chatbot_slack_channel_configuration", "aws_chatbot_teams_channel_configuration"),
+              ("SnsTopicArns", "sns_topic_arns")),
+    _mentions(EXPORTS, ("AWS::SSM::Parameter",), ("aws_ssm_parameter",), ("Value", "value")),
+)
 
 KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
-    INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE,
+    INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
+    BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.
@@ -201,6 +358,14 @@ ALIAS_TYPES = {
 }
 
 BY_TYPE: dict[str, Kind] = {t: kind for kind in KINDS for t in kind.cfn_types + kind.tf_types}
+# Item nodes are typed "<resource type>.<list>" (AWS::S3::Bucket.NotificationConfiguration.
+# QueueConfigurations): their kind says how their settings are named.
+ITEM_TYPES: dict[str, Kind] = {
+    f"{t}.{items.path_of(fmt)}": items.kind
+    for kind in KINDS for items in kind.items
+    for fmt, types in (("cloudformation", kind.cfn_types), ("terraform", kind.tf_types)) for t in types
+    if items.path_of(fmt)
+}
 # The kind a node's messages speak of: the first kind that builds that node type.
 BY_NODE: dict[type, Kind] = {}
 for _kind in KINDS:
@@ -211,7 +376,7 @@ del _kind
 
 def kind_of(node: Node) -> Kind | None:
     """The kind a node was built from (its resource type when known, else its class)."""
-    return BY_TYPE.get(node.type) or BY_NODE.get(type(node))
+    return BY_TYPE.get(node.type) or ITEM_TYPES.get(node.type) or BY_NODE.get(type(node))
 
 
 def field_of(node: Node, name: str) -> Field | None:

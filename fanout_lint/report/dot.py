@@ -8,15 +8,21 @@ view's own, between the lines of a label.
 from __future__ import annotations
 
 from fanout_lint.report.topology import (
+    BUCKET,
     DLQ,
     EXTERNAL,
     FILL,
     FUNCTION,
     MAPPING,
     MISSING,
+    NOTIFICATION,
     QUEUE,
+    RULE,
+    SCHEDULE,
+    STREAM,
     STROKE,
     SUBSCRIPTION,
+    TARGET,
     TOPIC,
     Topology,
     ViewEdge,
@@ -32,6 +38,12 @@ _SHAPES = {
     FUNCTION: ("component", ""),
     EXTERNAL: ("box", "dashed"),
     MISSING: ("box", "dashed"),
+    RULE: ("cds", ""),
+    SCHEDULE: ("house", ""),
+    TARGET: ("box", "rounded"),
+    BUCKET: ("folder", ""),
+    NOTIFICATION: ("box", "rounded"),
+    STREAM: ("box3d", ""),
 }
 
 

@@ -13,15 +13,21 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.report.topology import (
+    BUCKET,
     DLQ,
     EXTERNAL,
     FILL,
     FUNCTION,
     MAPPING,
     MISSING,
+    NOTIFICATION,
     QUEUE,
+    RULE,
+    SCHEDULE,
+    STREAM,
     STROKE,
     SUBSCRIPTION,
+    TARGET,
     TOPIC,
     Topology,
     ViewEdge,
@@ -38,6 +44,12 @@ _SHAPES = {
     FUNCTION: ("[[", "]]"),
     EXTERNAL: ("[", "]"),
     MISSING: ("[", "]"),
+    RULE: (">", "]"),
+    SCHEDULE: ("((", "))"),
+    TARGET: ("([", "])"),
+    BUCKET: ("[/", "\\]"),
+    NOTIFICATION: ("([", "])"),
+    STREAM: ("[\\", "\\]"),
 }
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 

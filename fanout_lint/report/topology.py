@@ -25,13 +25,19 @@ from functools import cached_property
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
+    Bucket,
+    EventRule,
     EventSourceMapping,
+    EventTarget,
     External,
     Function,
+    InvokeConfig,
     LambdaPermission,
     Node,
+    Notification,
     Queue,
     QueuePolicy,
+    Stream,
     Subscription,
     Topic,
 )
@@ -39,9 +45,12 @@ from fanout_lint.model.values import candidates, is_false, single
 from fanout_lint.untrusted import clean
 
 # Kinds of view nodes. "missing" is a reference to a resource the model does not hold
-# (a Kinesis stream, a resource type no loader reads): drawn so no edge dangles.
+# (a resource type no loader reads): drawn so no edge dangles.
 TOPIC, SUBSCRIPTION, QUEUE, DLQ, MAPPING, FUNCTION, EXTERNAL, MISSING = (
     "topic", "subscription", "queue", "dlq", "mapping", "function", "external", "missing",
+)
+RULE, TARGET, SCHEDULE, BUCKET, NOTIFICATION, STREAM = (
+    "rule", "target", "schedule", "bucket", "notification", "stream",
 )
 # Severity colours shared by the renderers: GitHub's Primer palette, readable in light
 # and dark themes.
@@ -49,7 +58,7 @@ STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO:
 FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 
 # Kinds that do not count as a hop for --focus: they sit between two resources.
-CONNECTORS = (SUBSCRIPTION, MAPPING)
+CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION)
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,9 @@ class ViewNode:
 class ViewEdge:
     source: str  # ViewNode ids
     target: str
-    kind: str  # subscribes, delivers, undeliverable, redrive, polls, invokes, dead-letter
+    # subscribes, delivers, undeliverable, redrive, polls, invokes, dead-letter, targets,
+    # notifies, on-success
+    kind: str
     label: str = ""
     failure: bool = False  # the path failed messages take
     external: bool = False  # one end is outside the unit
@@ -200,9 +211,9 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
 
     drawn: dict[str, None] = {}  # insertion-ordered set of graph node ids
     for node in graph.nodes():
-        if isinstance(node, (QueuePolicy, LambdaPermission)):
+        if isinstance(node, (QueuePolicy, LambdaPermission, InvokeConfig)):
             continue  # their findings are shown on the queues and functions they govern
-        if isinstance(node, (Topic, Subscription, Queue, EventSourceMapping)) or node.id in node_marks:
+        if isinstance(node, _ALWAYS_DRAWN) or node.id in node_marks:
             drawn[node.id] = None
     for source, target, *_ in raw_edges:
         drawn.setdefault(source, None)
@@ -240,6 +251,11 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
     return nodes, edges, placements
 
 
+# Drawn whether or not anything points at them; the rest (functions, buckets, streams)
+# when an edge or a finding reaches them.
+_ALWAYS_DRAWN = (Topic, Subscription, Queue, EventSourceMapping, EventRule, EventTarget, Notification)
+
+
 def _label(node: Node) -> str:
     if isinstance(node, External):
         return node.label or node.id
@@ -273,8 +289,36 @@ def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
             details.append("disabled")
         return MAPPING, ("event source mapping", " · ".join(details))
     if isinstance(node, Function):
-        return FUNCTION, ("Lambda function", f"timeout {_short(node.timeout)} s")
+        details = ["Lambda function", f"timeout {_short(node.timeout)} s"]
+        reserved = single(node.reserved_concurrency)
+        if isinstance(reserved, int) and reserved >= 0:
+            details.append(f"reserved concurrency {reserved}")
+        return FUNCTION, tuple(details)
+    if isinstance(node, EventRule):
+        return RULE, ("EventBridge rule",) + (("disabled",) if _disabled(node.state) or is_false(node.enabled) else ())
+    if isinstance(node, EventTarget):
+        if node.scheduler:
+            return SCHEDULE, ("EventBridge Scheduler schedule", _dlq_summary(node.dead_letter))
+        return TARGET, ("EventBridge target", _dlq_summary(node.dead_letter))
+    if isinstance(node, Bucket):
+        return BUCKET, ("S3 bucket",)
+    if isinstance(node, Notification):
+        return NOTIFICATION, ("S3 notification",)
+    if isinstance(node, Stream):
+        return STREAM, ({"kinesis": "Kinesis stream", "dynamodb": "DynamoDB stream"}.get(node.service, "stream"),)
     return MISSING, (node.type or "not in the model",)
+
+
+def _dlq_summary(dead_letter) -> str:
+    present = single(dead_letter)
+    if isinstance(present, str):
+        return "DLQ"
+    return "no DLQ" if present is None and candidates(dead_letter) else "DLQ ?"
+
+
+def _disabled(state) -> bool:
+    value = single(state)
+    return isinstance(value, str) and value.upper() == "DISABLED"
 
 
 def _subscription_summary(sub: Subscription) -> str:
@@ -310,8 +354,28 @@ def _edges(graph: Graph) -> list[tuple[str, str, str, str, bool]]:
                 edges.append((node.source, node.id, "polls", "", False))
             if node.function:
                 edges.append((node.id, node.function, "invokes", "", False))
+        elif isinstance(node, EventTarget):
+            if node.rule and not node.scheduler:
+                edges.append((node.rule, node.id, "targets", "", False))
+            if node.target:
+                edges.append((node.id, node.target, "invokes" if node.scheduler else "delivers", "", False))
+        elif isinstance(node, Notification):
+            if node.bucket:
+                edges.append((node.bucket, node.id, "notifies", "", False))
+            if node.destination:
+                edges.append((node.id, node.destination, "delivers", "", False))
+        elif isinstance(node, InvokeConfig) and node.function:
+            success = single(node.on_success)
+            if isinstance(success, str) and success:
+                edges.append((node.function, success, "on-success", "on success", False))
     for node in graph.nodes():
         for use in graph.dead_letter_uses(node.id):
+            user = graph.get(use.user)
+            if isinstance(user, InvokeConfig):
+                # an invoke configuration is drawn as what it configures: the function
+                if user.function:
+                    edges.append((user.function, use.target, "dead-letter", "on failure", True))
+                continue
             edges.append((use.user, use.target, "dead-letter", use.via, True))
     return edges
 
@@ -348,7 +412,7 @@ def _shown_at(graph: Graph, key: str) -> tuple[str, ...]:
     node = graph.get(key)
     if isinstance(node, QueuePolicy):
         return node.queues
-    if isinstance(node, LambdaPermission):
+    if isinstance(node, (LambdaPermission, InvokeConfig)):
         return (node.function,) if node.function else ()
     return (key,)
 
