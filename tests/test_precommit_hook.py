@@ -54,7 +54,7 @@ def test_terraform_files_of_one_directory_are_one_unit(tmp_path):
 def hook_runner(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    if not os.path.isdir(os.path.join(ROOT, ".git")):
+    if not os.path.exists(os.path.join(ROOT, ".git")):  # a directory, or a file in a worktree
         pytest.skip("this checkout is not a git repository")
     pytest.importorskip("pre_commit")
     home = tmp_path_factory.mktemp("pre-commit-home")
