@@ -77,7 +77,7 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
     for graph in graphs:
         result.units += 1
         findings, rule_errors = check_graph(graph, rules, settings)
-        applied = apply_inline(graph, findings, rules, settings.today)
+        applied = apply_inline(graph, findings, rules, settings.today, ran=enabled_rules(rules, settings))
         result.findings.extend(applied.kept)
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
