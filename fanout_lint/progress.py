@@ -16,11 +16,11 @@ EVERY_SECONDS = 0.2
 
 class Progress:
     def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic,
-                 after: float = AFTER_SECONDS):
+                 after: float | None = None):
         self.stream = stream
         self.clock = clock
         self.started = clock()
-        self.after = after
+        self.after = AFTER_SECONDS if after is None else after
         self.shown_at: float | None = None
         self.width = 0
 

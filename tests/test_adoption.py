@@ -406,6 +406,22 @@ def test_progress_on_a_terminal_for_long_runs_only():
     assert "units\r" not in done.stderr and "\r" not in done.stderr  # not a terminal: no progress
 
 
+def test_the_command_line_shows_progress_on_a_terminal_and_erases_it(work, capsys, monkeypatch):
+    import fanout_lint.progress
+
+    for number in range(4):
+        shutil.copy(SHARED_QUEUE, work / f"s{number}.yaml")
+    monkeypatch.setattr(fanout_lint.progress, "AFTER_SECONDS", 0.0)  # as if the run were long
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    monkeypatch.delenv("TERM", raising=False)
+    code, out, err = run(capsys, ".")
+    assert code == 1 and "\r" not in out
+    assert err.startswith("\rfanout-lint: 1/6 units") and err.endswith("\r")
+    assert run(capsys, ".", "-q")[2] == ""
+    monkeypatch.setenv("TERM", "dumb")
+    assert run(capsys, ".")[2] == ""
+
+
 def test_hostile_names_of_skipped_files_are_shown_safely(tmp_path, capsys, monkeypatch):
     from test_untrusted_output import assert_safe
 
