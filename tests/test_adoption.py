@@ -228,6 +228,22 @@ def test_ignore_all_and_file_level_suppressions(work, capsys):
     assert code == 1 and "add `# fanout-lint: ignore-file=FL201 -- <reason>`" in err  # HCL syntax in the hint
 
 
+def test_hints_for_terraform_suppressions_are_written_in_hcl(work, capsys):
+    infra = work / "infra"
+    shutil.copytree(os.path.join(FIXTURES, "shared-queue", "tf_fires"), infra)
+    main_tf = (infra / "main.tf").read_text(encoding="utf-8")
+    marker = 'resource "aws_sqs_queue" "orders" {'
+    assert marker in main_tf
+    (infra / "main.tf").write_text(main_tf.replace(
+        marker, "# fanout-lint: ignore=shared-queue until=tomorrow\n" + marker), encoding="utf-8")
+    _, _, err = run(capsys, "infra", "--select", "shared-queue")
+    assert "add `# fanout-lint: ignore=shared-queue -- <reason>`" in err and "reason: ..." not in err
+    (infra / "main.tf").write_text(main_tf.replace(
+        marker, "# fanout-lint: ignore=shared-queue until=2027-13-01 -- soon\n" + marker), encoding="utf-8")
+    _, _, err = run(capsys, "infra", "--select", "shared-queue")
+    assert "has until=2027-13-01, not a date" in err and "until: " not in err
+
+
 def test_a_terraform_suppression_above_a_module_block_is_a_notice(work, capsys):
     infra = work / "infra"
     (infra / "modules" / "q").mkdir(parents=True)
