@@ -143,7 +143,10 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
         if code is not None:
             return code
         # the further reports describe the findings as they are, before the diff is applied
-        code = _write_reports(_baselined(outcome.result, args), reports_of(args)[1:], args, rules, settings)
+        result = _baselined(outcome.result, args)
+        if result is None:
+            return EXIT_ERROR
+        code = _write_reports(result, reports_of(args)[1:], args, rules, settings)
         if code is not None:
             return code
         if not args.quiet:
@@ -278,11 +281,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     return exit_code(result, settings.fail_on)
 
 
-def _write_reports(result: Result | None, reports: list[Report], args, rules, settings) -> int | None:
-    if result is None:
-        from fanout_lint.outcome import EXIT_ERROR
-
-        return EXIT_ERROR
+def _write_reports(result: Result, reports: list[Report], args, rules, settings) -> int | None:
+    """Write each of ``reports`` to its file; an exit code when one could not be written."""
     for report in reports:
         code = _write_file(report.path, render_report(result, report.format, rules, settings, args, colour=False))
         if code is not None:

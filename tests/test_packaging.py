@@ -8,6 +8,8 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -35,7 +37,10 @@ def test_wheel_contains_every_rule_module(tmp_path):
             assert os.path.relpath(dirpath, ROOT) in packages, f"{dirpath} is not in the wheel"
 
 
-def _wheel(tmp_path) -> str:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> str:
+    """The wheel, built once for the tests of what PyPI shows."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
@@ -53,10 +58,9 @@ def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
     return fields, body
 
 
-def test_the_metadata_pypi_shows(tmp_path):
+def test_the_metadata_pypi_shows(wheel):
     from fanout_lint.links import PROJECT_URL
 
-    wheel = _wheel(tmp_path)
     fields, body = _metadata(wheel)
     values = {}
     for key, value in fields:
@@ -73,10 +77,9 @@ def test_the_metadata_pypi_shows(tmp_path):
     assert values["Description-Content-Type"] == ["text/markdown"] and body.startswith("# fanout-lint")
 
 
-def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(tmp_path):
+def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(wheel, tmp_path):
     """The description's first block, run as written against the wheel installed in an
     environment of its own (the install line is the only one replaced)."""
-    wheel = _wheel(tmp_path)
     _, body = _metadata(wheel)
     block = body.split("```sh\n", 1)[1].split("```", 1)[0]
     commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
