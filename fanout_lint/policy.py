@@ -66,8 +66,8 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     used: set[tuple] = set()
     for finding in findings:
         shown_file = finding.loc.file
-        matches = [s for s in finding.suppressions if _names(s.rule, finding) and _key(s) in usable]
-        matches += [s for s in in_files if _names(s.rule, finding) and _key(s) in usable
+        matches = [s for s in finding.suppressions if _names(s.rule, finding, rules) and _key(s) in usable]
+        matches += [s for s in in_files if _names(s.rule, finding, rules) and _key(s) in usable
                     and s.loc is not None and clean_path(s.loc.file) == shown_file]
         used.update(_key(s) for s in matches)
         if matches:
@@ -127,9 +127,13 @@ def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today
     return ""
 
 
-def _names(key: str, finding: Finding) -> bool:
+def _names(key: str, finding: Finding, rules: tuple[Rule, ...]) -> bool:
+    """The suppression's rule is the finding's: ``all``, its ID, its name or a former name."""
     key = key.strip()
-    return key.lower() == ALL or key == finding.name or key.upper() == finding.rule
+    if key.lower() == ALL or key == finding.name or key.upper() == finding.rule:
+        return True
+    rule = find_rule(rules, key)
+    return rule is not None and rule.id == finding.rule
 
 
 def _ran(suppression: Suppression, rules: tuple[Rule, ...], ran_ids: set[str]) -> bool:

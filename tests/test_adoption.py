@@ -448,3 +448,25 @@ def test_hostile_names_of_skipped_files_are_shown_safely(tmp_path, capsys, monke
     assert_safe(out)
     assert_safe(err)
     assert "x\\x0a::error::forged.tf.json: Terraform JSON syntax" in err
+
+
+def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions():
+    """A rule that carries ``former_names`` (after a rename) answers to them everywhere."""
+    import dataclasses
+
+    from fanout_lint.policy import suppression_problem, _names
+    from fanout_lint.rules import ALL_RULES
+    from fanout_lint.settings import find_rule, match_rules, rule_suggestion
+
+    renamed = dataclasses.replace(find_rule(ALL_RULES, "FL303"), name="delivery-to-kms-managed-key")
+    object.__setattr__(renamed, "former_names", ("sns-to-kms-managed-key",))
+    rules = tuple(renamed if r.id == "FL303" else r for r in ALL_RULES)
+    assert find_rule(rules, "sns-to-kms-managed-key") is renamed
+    assert match_rules(rules, "FL30") == tuple(r for r in rules if r.id.startswith("FL30"))
+    assert rule_suggestion(rules, "sns-to-kms-managed-keys") == " (did you mean sns-to-kms-managed-key?)"
+    from fanout_lint.model.nodes import Suppression
+
+    old = Suppression(rule="sns-to-kms-managed-key", reason="r")
+    assert suppression_problem(old, rules, __import__("datetime").date.today()) == ""
+    finding = type("F", (), {"name": "delivery-to-kms-managed-key", "rule": "FL303"})()
+    assert _names(old.rule, finding, rules)
