@@ -453,7 +453,9 @@ def test_hostile_names_of_skipped_files_are_shown_safely(tmp_path, capsys, monke
 def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions():
     """A rule that carries ``former_names`` (after a rename) answers to them everywhere."""
     import dataclasses
+    import datetime
 
+    from fanout_lint.model.nodes import Suppression
     from fanout_lint.policy import suppression_problem, _names
     from fanout_lint.rules import ALL_RULES
     from fanout_lint.settings import find_rule, match_rules, rule_suggestion
@@ -464,9 +466,7 @@ def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions(
     assert find_rule(rules, "sns-to-kms-managed-key") is renamed
     assert match_rules(rules, "FL30") == tuple(r for r in rules if r.id.startswith("FL30"))
     assert rule_suggestion(rules, "sns-to-kms-managed-keys") == " (did you mean sns-to-kms-managed-key?)"
-    from fanout_lint.model.nodes import Suppression
-
     old = Suppression(rule="sns-to-kms-managed-key", reason="r")
-    assert suppression_problem(old, rules, __import__("datetime").date.today()) == ""
+    assert suppression_problem(old, rules, datetime.date.today()) == ""
     finding = type("F", (), {"name": "delivery-to-kms-managed-key", "rule": "FL303"})()
     assert _names(old.rule, finding, rules)
