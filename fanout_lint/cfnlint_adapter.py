@@ -4,26 +4,43 @@ Kept apart from ``fanout_lint.cfnlint_plugin`` because cfn-lint instantiates eve
 ``CloudFormationLintRule`` subclass it finds at the top level of the module given to
 ``-a``; the base class must not be one of them. Imports cfn-lint: only the plugin may
 import this module, never the CLI path.
+
+Rule options come through cfn-lint (``-x WFL104:max=10``, ``configure_rules`` in
+``.cfnlintrc``) and are checked as fanout-lint checks its own configuration: an unknown
+option or a value of the wrong type is a match of that rule at the template's first
+line, saying it was not used, never silently dropped. Suppression notices are matches of
+``WFL000``. cfn-lint's own E3505 checks what FL202 checks for a mapping whose queue and
+function are plain resources of the template; where it reports a queue and function,
+FL202 stays silent about them, so cfn-lint says it once.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from cfnlint.rules import CloudFormationLintRule, RuleMatch
 
-from fanout_lint.findings import Finding
+from fanout_lint.findings import Finding, Notice
 from fanout_lint.loaders.cloudformation import load_template
 from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
-from fanout_lint.rule import Rule
+from fanout_lint.rule import Option, Rule
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings, find_rule
+from fanout_lint.settings import Settings, find_rule, suggestion
 
 # cfn-lint derives the level from the first letter of the ID and, by default, runs only
 # the E and W rules; fanout-lint's info rules need `--include-checks I`.
 SEVERITY_LETTER = {"error": "E", "warning": "W", "info": "I"}
-_CACHE_ATTRIBUTE = "_fanout_lint_findings"
+NOTICE_ID = "WFL000"
+_CACHE_ATTRIBUTE = "_fanout_lint_run"
+_OPTIONS_ATTRIBUTE = "_fanout_lint_options"
+# cfn-lint's own rule for what FL202 checks, on the mappings it can read
+CFN_LINT_TWIN = {"FL202": "E3505"}
+# cfn-lint's option types, by the type of our option's default
+_CFN_TYPES = ((bool, "boolean"), (int, "integer"), (str, "string"), (float, "string"),
+              (list, "list"), (tuple, "list"), (frozenset, "list"), (set, "list"))
 
 
 def cfnlint_id(rule: Rule) -> str:
@@ -52,9 +69,205 @@ class FanoutLintRule(CloudFormationLintRule):
         references = self.rule.references
         self.source_url = references[0] if references else ""
         self.tags = ["fanout-lint", self.rule.name]
+        # cfn-lint lists the options with `--list-rules` and sets defaults from these
+        self.config_definition = {o.name: {"default": _cfn_default(o.default), "type": _cfn_type(o.default),
+                                           "itemtype": "string"} for o in self.rule.options}
+        self.options: dict[str, Any] = {}
+        self.option_problems: list[str] = []
+        self.twin_enabled: bool | None = None  # whether cfn-lint runs CFN_LINT_TWIN's rule
+
+    def configure(self, configs=None, experimental=False):
+        """cfn-lint's ``configure_rules`` for this rule: each option is checked against
+        the rule's declared ones; what cannot be used is said, not dropped."""
+        super().configure(None, experimental)  # cfn-lint's defaults; the values are read below
+        self.options, self.option_problems = read_options(self.rule, self.id, configs)
+
+    def initialize(self, cfn: Any) -> None:
+        # cfn-lint configures and initializes every rule before it matches any, so by the
+        # first match the template holds the options of every fanout-lint rule that runs
+        options = getattr(cfn, _OPTIONS_ATTRIBUTE, None)
+        if options is None:
+            options = {}
+            setattr(cfn, _OPTIONS_ATTRIBUTE, options)
+        options[self.rule.id] = self.options
 
     def match(self, cfn: Any) -> list[RuleMatch]:
-        return [to_match(f) for f in findings_of(cfn) if f.rule == self.rule.id]
+        matches = [RuleMatch([], f"fanout-lint: {problem}", location=(0, 0, 0, 1))
+                   for problem in self.option_problems]
+        findings = [f for f in run_of(cfn).kept if f.rule == self.rule.id]
+        twin = CFN_LINT_TWIN.get(self.rule.id)
+        if twin and findings and self._twin_runs(twin, cfn):
+            covered = twin_pairs(cfn.template)
+            findings = [f for f in findings if not _covered(f, covered)]
+        return matches + [to_match(f) for f in findings]
+
+    def _twin_runs(self, twin: str, cfn: Any) -> bool:
+        if self.twin_enabled is None:
+            self.twin_enabled = cfn_lint_runs(twin)
+        return self.twin_enabled and twin not in _template_ignores(cfn.template)
+
+
+class NoticeRule(CloudFormationLintRule):
+    """fanout-lint's notices inside cfn-lint: suppressions that cannot apply or hide nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.id = NOTICE_ID
+        self.shortdesc = "fanout-lint suppression notices"
+        self.description = ("A fanout-lint suppression that cannot apply (no reason, unknown rule, past its "
+                            "date) or that suppresses nothing")
+        self.source_url = ""
+        self.tags = ["fanout-lint"]
+
+    def match(self, cfn: Any) -> list[RuleMatch]:
+        return [notice_match(n) for n in run_of(cfn).notices]
+
+
+def notice_match(notice: Notice) -> RuleMatch:
+    line, column = max(notice.loc.line - 1, 0), max(notice.loc.column - 1, 0)
+    return RuleMatch([], notice.message, location=(line, column, line, column + 1))
+
+
+def read_options(rule: Rule, cfn_id: str, configs: Any) -> tuple[dict[str, Any], list[str]]:
+    """(the options to use, one sentence per option refused)."""
+    if not isinstance(configs, dict):
+        return {}, []
+    declared = {o.name: o for o in rule.options}
+    options, problems = {}, []
+    for key, value in configs.items():
+        option = declared.get(str(key))
+        if option is None:
+            known = ", ".join(declared) or "none"
+            hint = suggestion(declared, str(key))
+            problems.append(f"{cfn_id} has no option {key!r}{hint} (options: {known}); it was not used")
+            continue
+        try:
+            options[option.name] = _converted(option, value)
+        except ValueError:
+            problems.append(f"option {option.name!r} of {cfn_id} must be {_wanted(option.default)} like its "
+                            f"default {option.default!r}, not {value!r}; the default was used")
+    return options, problems
+
+
+def _converted(option: Option, value: Any) -> Any:
+    """``value`` (a string from ``-x``, or typed from ``.cfnlintrc``) as the option's type."""
+    default = option.default
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if str(value).strip().lower() in ("true", "false"):
+            return str(value).strip().lower() == "true"
+        raise ValueError(value)
+    if isinstance(default, int):
+        if isinstance(value, bool):
+            raise ValueError(value)
+        return int(str(value).strip()) if not isinstance(value, int) else value
+    if isinstance(default, float):
+        if isinstance(value, bool):
+            raise ValueError(value)
+        return float(value)
+    if isinstance(default, (list, tuple, frozenset, set)):
+        items = value if isinstance(value, list) else [v for v in str(value).split(",") if v]
+        return type(default)(str(item).strip() for item in items)
+    if isinstance(default, str):
+        return str(value)
+    raise ValueError(value)
+
+
+def _wanted(default: Any) -> str:
+    for kind, word in ((bool, "true or false"), (int, "an integer"), (float, "a number"), (str, "a string")):
+        if isinstance(default, kind):
+            return word
+    return "a list"
+
+
+def _cfn_type(default: Any) -> str:
+    for kind, name in _CFN_TYPES:
+        if isinstance(default, kind):
+            return name
+    return "string"
+
+
+def _cfn_default(default: Any) -> Any:
+    return list(default) if isinstance(default, (tuple, frozenset, set)) else default
+
+
+def cfn_lint_runs(rule_id: str) -> bool:
+    """Whether this cfn-lint command line runs ``rule_id`` (its own ignore and include
+    lists, configuration file included). Only the cfn-lint command can say; used through
+    cfn-lint's API, the answer is no, so a finding may show twice but is never lost."""
+    program = os.path.basename(sys.argv[0] if sys.argv else "")
+    if not (program.startswith("cfn-lint") or sys.argv[0].endswith(os.path.join("cfnlint", "__main__.py"))):
+        return False
+    try:
+        from cfnlint.config import ConfigMixIn
+
+        config = ConfigMixIn(cli_args=sys.argv[1:])
+        probe = CloudFormationLintRule()  # cfn-lint's own test, asked about the ID alone
+        probe.id = rule_id
+        return bool(probe.is_enabled(config.include_experimental, config.ignore_checks,
+                                     config.include_checks, config.mandatory_checks))
+    except (Exception, SystemExit):
+        return False
+
+
+def _template_ignores(template: Any) -> set[str]:
+    """``Metadata: cfn-lint: config: ignore_checks`` at the template's top level."""
+    try:
+        checks = template["Metadata"]["cfn-lint"]["config"]["ignore_checks"]
+    except (KeyError, TypeError):
+        return set()
+    return {str(c) for c in checks} if isinstance(checks, list) else set()
+
+
+def twin_pairs(template: Any) -> set[tuple[str, str]]:
+    """(queue, function) of each mapping cfn-lint's E3505 reports: EventSourceArn a GetAtt
+    of a queue's Arn, FunctionName a Ref or GetAtt of a function, both timeouts integers or
+    absent (30 and 3 s), the queue's below the function's."""
+    resources = template.get("Resources") if isinstance(template, dict) else None
+    if not isinstance(resources, dict):
+        return set()
+    pairs = set()
+    for resource in resources.values():
+        if not isinstance(resource, dict) or resource.get("Type") != "AWS::Lambda::EventSourceMapping":
+            continue
+        properties = resource.get("Properties")
+        if not isinstance(properties, dict):
+            continue
+        queue = _target(properties.get("EventSourceArn"), resources, "AWS::SQS::Queue", ref=False)
+        function = _target(properties.get("FunctionName"), resources, "AWS::Lambda::Function", ref=True)
+        if queue is None or function is None:
+            continue
+        visibility = _integer(resources[queue], "VisibilityTimeout", 30)
+        timeout = _integer(resources[function], "Timeout", 3)
+        if visibility is not None and timeout is not None and visibility < timeout:
+            pairs.add((queue, function))
+    return pairs
+
+
+def _target(value: Any, resources: dict, kind: str, ref: bool) -> str | None:
+    name = None
+    if isinstance(value, dict) and len(value) == 1:
+        if ref and isinstance(value.get("Ref"), str):
+            name = value["Ref"]
+        attribute = value.get("Fn::GetAtt")
+        if isinstance(attribute, list) and len(attribute) == 2 and attribute[1] == "Arn":
+            name = attribute[0]
+        elif isinstance(attribute, str) and attribute.endswith(".Arn"):
+            name = attribute[:-4]
+    resource = resources.get(name) if isinstance(name, str) else None
+    return name if isinstance(resource, dict) and resource.get("Type") == kind else None
+
+
+def _integer(resource: dict, key: str, default: int) -> int | None:
+    properties = resource.get("Properties")
+    value = properties.get(key, default) if isinstance(properties, dict) else default
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _covered(finding: Finding, covered: set[tuple[str, str]]) -> bool:
+    functions = [r.resource for r in finding.related if r.role == "consumer"]
+    return bool(functions) and all((finding.resource, f) in covered for f in functions)
 
 
 def to_match(finding: Finding) -> RuleMatch:
@@ -73,29 +286,38 @@ def to_match(finding: Finding) -> RuleMatch:
 
 
 def findings_of(cfn: Any) -> list[Finding]:
-    """All fanout-lint findings for the template, computed once and kept on the template.
+    """All fanout-lint findings for the template (see ``run_of``)."""
+    return run_of(cfn).kept
 
-    cfn-lint calls each rule class separately; the graph and the checks run once.
+
+def run_of(cfn: Any):
+    """The findings and notices for the template, computed once and kept on the template.
+
+    cfn-lint calls each rule class separately; the graph and the checks run once, with
+    the options every fanout-lint rule was configured with.
     """
     cached = getattr(cfn, _CACHE_ATTRIBUTE, None)
     if cached is None:
-        cached = _lint(cfn)
+        cached = _lint(cfn, getattr(cfn, _OPTIONS_ATTRIBUTE, None))
         setattr(cfn, _CACHE_ATTRIBUTE, cached)
     return cached
 
 
-def _lint(cfn: Any) -> list[Finding]:
+def _lint(cfn: Any, options: dict[str, dict] | None):
+    from fanout_lint.policy import Applied, apply_inline
     from fanout_lint.unit import check_graph
-    from fanout_lint.policy import apply_inline
 
     file = cfn.filename or "-"
     data = to_located(cfn.template, file)
     if not isinstance(data, dict):
-        return []
+        return Applied()
     graph = load_template(data, file)
-    findings, _errors = check_graph(graph, ALL_RULES, Settings())  # a crashed rule stays silent here
+    settings = Settings(options={rule: dict(values) for rule, values in (options or {}).items()})
+    findings, _errors = check_graph(graph, ALL_RULES, settings)  # a crashed rule stays silent here
+    # the rules cfn-lint runs are those it initialized; without that record, all of them
+    ran = tuple(r for r in ALL_RULES if options is None or r.id in options)
     # fanout-lint's own `Metadata: fanout-lint: ignore` applies too, reason and expiry included.
-    return apply_inline(graph, findings, ALL_RULES).kept
+    return apply_inline(graph, findings, ALL_RULES, ran=ran)
 
 
 def to_located(node: Any, file: str, depth: int = 0) -> Any:

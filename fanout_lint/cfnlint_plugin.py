@@ -7,13 +7,18 @@ cfn-lint instantiates every rule class at the top level of this module. There is
 class per fanout-lint rule, written out (a test checks each rule has exactly one); its
 cfn-lint ID is the rule's severity letter plus its ID (``EFL201``, ``WFL002``,
 ``IFL105``), so cfn-lint's levels, ``--ignore-checks``, ``Metadata: cfn-lint`` ignores and
-exit codes apply. Info rules run with ``--include-checks I``. Only cfn-lint imports this
-module; the fanout-lint command line never does.
+exit codes apply. Info rules run with ``--include-checks I``. ``WFL000`` carries
+fanout-lint's suppression notices. Only cfn-lint imports this module; the fanout-lint
+command line never does.
 """
 
 from __future__ import annotations
 
 from fanout_lint import cfnlint_adapter as adapter  # a module, so cfn-lint sees no extra class
+
+
+class FL000(adapter.NoticeRule):
+    """fanout-lint suppression notices"""
 
 
 class FL001(adapter.FanoutLintRule):

@@ -1,7 +1,11 @@
-"""The CI side of ``fanout-lint check``: configuration, baseline, report formats and ``--output``.
+"""The CI side of ``fanout-lint check``: configuration, baseline, report formats and outputs.
 
 ``cli.py`` parses the command line and runs the engine; this module turns the flags and
-the configuration file into settings, and the result into a report and an exit code.
+the configuration file into settings, and the result into reports and an exit code. One
+run writes its main report (``--format``, to standard output or ``--output``) and any
+number of further reports to files (``--report sarif=fanout-lint.sarif``), all from the
+same findings, so a CI job prints text to its log and hands SARIF or JUnit to the
+platform without linting twice.
 """
 
 from __future__ import annotations
@@ -9,17 +13,33 @@ from __future__ import annotations
 import os
 import sys
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fanout_lint.findings import LoadError, where
-from fanout_lint.settings import Settings, enabled_rules, severity_for
+from fanout_lint.settings import Settings, enabled_rules, severity_for, suggestion
 from fanout_lint.untrusted import clean
 
 if TYPE_CHECKING:  # the engine is imported only when a check runs
     from fanout_lint.findings import Result
     from fanout_lint.rule import Rule
 
-FORMATS = ("text", "json", "sarif", "github", "junit")
+FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
+FAIL_LEVELS = ("error", "warning", "info", "none")
+# How many skipped files a run that linted nothing lists before it counts the rest.
+MAX_SKIPPED_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report a run writes: its format and where (None: standard output)."""
+
+    format: str
+    path: str | None
+
+
+class UsageError(Exception):
+    """A combination of flags that cannot run; the message is one line."""
 
 
 def add_arguments(check) -> None:
@@ -28,8 +48,12 @@ def add_arguments(check) -> None:
                             "searched from the current directory upward)")
     check.add_argument("--output", "-o", metavar="FILE",
                        help="write the report to FILE instead of standard output (the exit code still gates)")
-    check.add_argument("--repo-root", metavar="DIR", default=".",
-                       help="paths in SARIF, GitHub, JUnit output and fingerprints are relative to DIR (default: .)")
+    check.add_argument("--report", action="append", default=[], metavar="FORMAT=FILE",
+                       help="also write a report in FORMAT to FILE (repeatable): "
+                            "--report sarif=fanout-lint.sarif --report junit=fanout-lint.xml")
+    check.add_argument("--repo-root", metavar="DIR", default=None,
+                       help="paths in SARIF, GitHub, JUnit, GitLab output and fingerprints are relative to DIR "
+                            "(default: the git top level, else .)")
     check.add_argument("--baseline", metavar="FILE", help="report only findings not recorded in this baseline")
     check.add_argument("--write-baseline", metavar="FILE",
                        help="record the current findings in FILE and exit 0 (unless a file could not be linted)")
@@ -43,27 +67,62 @@ def add_arguments(check) -> None:
     check.add_argument("--diff", action="store_true",
                        help="print a unified diff of what --fix would change and write nothing "
                             "(exit 1 when there is something to change)")
+    check.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 whatever the findings, as --fail-on none (2 still means a file could not be linted)")
+    check.add_argument("--statistics", action="store_true",
+                       help="print how many findings each rule has instead of the findings (text or json)")
+    check.add_argument("-q", "--quiet", action="store_true",
+                       help="print the findings and errors only: no summary, progress or other messages")
+    check.add_argument("--show-settings", action="store_true",
+                       help="print the settings the run would use (configuration file, rules, levels) and exit")
+    check.add_argument("--docs-url", metavar="URL", default=None,
+                       help="where the rule pages are, for SARIF helpUri: <URL><rule-name>.md "
+                            "(default: the pages of this release)")
 
 
-def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:
-    """Settings from the configuration file and the flags; None after printing a configuration error."""
+def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | None] | None:
+    """Settings from the configuration file and the flags, and the file they came from;
+    None after printing a configuration error."""
     from fanout_lint.config import ConfigError, Flags, resolve
 
     flags = Flags(
         select=split(args.select),
         ignore=split(args.ignore),
         exclude=split(args.exclude),
-        fail_on=args.fail_on,
+        fail_on="none" if args.exit_zero else args.fail_on,
         config=args.config,
+        docs_url=args.docs_url,
     )
     try:
-        settings, _ = resolve(flags, rules, os.getcwd())
+        settings, path = resolve(flags, rules, os.getcwd())
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
-    return settings
+    return settings, path
+
+
+def reports_of(args) -> list[Report]:
+    """The reports the flags ask for, the main one first (UsageError when they conflict)."""
+    reports = [Report(args.format, args.output)]
+    for value in args.report:
+        fmt, separator, path = value.partition("=")
+        fmt = fmt.strip().lower()
+        if not separator or not path:
+            raise UsageError(f"--report takes FORMAT=FILE, as in sarif=fanout-lint.sarif, not {value!r}")
+        if fmt not in FORMATS:
+            raise UsageError(f"--report: unknown format {fmt!r}{suggestion(FORMATS, fmt) or ''} "
+                             f"(formats: {', '.join(FORMATS)})")
+        reports.append(Report(fmt, path))
+    files = [os.path.abspath(r.path) for r in reports if r.path]
+    if len(files) != len(set(files)):
+        raise UsageError("two reports name the same file")
+    if args.write_baseline and args.report:
+        raise UsageError("--write-baseline writes a baseline, not reports: run it without --report")
+    if args.statistics and args.format not in ("text", "json"):
+        raise UsageError("--statistics is for --format text or json (write other formats with --report)")
+    return reports
 
 
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
@@ -86,14 +145,23 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
         code = _emit(diff.render(outcome.changes), args)
         if code is not None:
             return code
-        sys.stderr.write(_fixed_line(outcome, "would fix") + "\n")
+        # the further reports describe the findings as they are, before the diff is applied
+        result = _baselined(outcome.result, args)
+        if result is None:
+            return EXIT_ERROR
+        code = _write_reports(result, reports_of(args)[1:], args, rules, settings)
+        if code is not None:
+            return code
+        if not args.quiet:
+            sys.stderr.write(_fixed_line(outcome, "would fix") + "\n")
         if outcome.result.errors or outcome.errors:
             return EXIT_ERROR
         return EXIT_FINDINGS if outcome.changes else EXIT_OK
     result = outcome.result
     result.errors = sorted(result.errors + outcome.errors, key=LoadError.sort_key)
     code = finish(result, args, rules, settings, colour)
-    sys.stderr.write(_fixed_line(outcome, "fixed") + "\n")
+    if not args.quiet:
+        sys.stderr.write(_fixed_line(outcome, "fixed") + "\n")
     return code
 
 
@@ -127,14 +195,7 @@ def _emit(output: str, args) -> int | None:
     from fanout_lint.outcome import EXIT_ERROR, discard_stdout, write_stdout
 
     if args.output:
-        from fanout_lint.regular_files import write_atomic
-
-        try:
-            write_atomic(args.output, output.encode("utf-8"))
-        except OSError as exc:
-            sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}") + "\n")
-            return EXIT_ERROR
-        return None
+        return _write_file(args.output, output)
     try:
         write_stdout(output)
     except BrokenPipeError:
@@ -146,24 +207,48 @@ def _emit(output: str, args) -> int | None:
     return None
 
 
+def _write_file(path: str, output: str) -> int | None:
+    from fanout_lint.outcome import EXIT_ERROR
+    from fanout_lint.regular_files import write_atomic
+
+    try:
+        write_atomic(path, output.encode("utf-8"))  # a failed write keeps the old report
+    except OSError as exc:
+        sys.stderr.write(clean(f"fanout-lint: error: cannot write {path}: {exc.strerror or exc}") + "\n")
+        return EXIT_ERROR
+    return None
+
+
+def _baselined(result: Result, args) -> Result | None:
+    """``result`` with the findings the baseline lists moved aside; None after an error."""
+    if not args.baseline:
+        return result
+    from fanout_lint import baseline
+
+    try:
+        known = baseline.load(args.baseline)
+    except baseline.BaselineError as exc:
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
+        return None
+    result.findings, old = baseline.split(result.findings, known, args.repo_root)
+    result.in_baseline = old
+    result.baselined = len(old)
+    return result
+
+
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
-    """Apply the baseline, write the report, and return the exit code."""
-    from fanout_lint.outcome import EXIT_ERROR, EXIT_OK, discard_stdout, exit_code, write_stdout
+    """Apply the baseline, write the reports, and return the exit code."""
+    from fanout_lint.outcome import EXIT_ERROR, EXIT_OK, exit_code
 
     root = args.repo_root
-    if args.baseline or args.write_baseline:
-        from fanout_lint import baseline  # hashing only when fingerprints are needed
-    if args.baseline:
-        try:
-            known = baseline.load(args.baseline)
-        except baseline.BaselineError as exc:
-            sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
-            return EXIT_ERROR
-        result.findings, old = baseline.split(result.findings, known, root)
-        result.baselined = len(old)
+    result = _baselined(result, args)
+    if result is None:
+        return EXIT_ERROR
     if args.write_baseline:
+        from fanout_lint import baseline
+
         # the baseline records everything found, whatever --baseline hid
-        found = result.findings if not args.baseline else result.findings + old
+        found = result.findings + result.in_baseline
         try:
             baseline.write(args.write_baseline, sorted(found, key=lambda f: f.sort_key()), root)
         except OSError as exc:
@@ -175,38 +260,79 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         sys.stderr.write(clean(f"fanout-lint: wrote {len(found)} finding(s) to {args.write_baseline}") + "\n")
         return EXIT_ERROR if result.errors else EXIT_OK
 
-    if args.output and args.color == "auto":
-        colour = False  # the terminal decided "auto", but the report goes to a file
-    unsafe = getattr(args, "unsafe_fixes", False)
-    output = render(result, args.format, rules, settings, root, args.show_suppressed, colour, unsafe)
-    if args.format != "github":
+    reports = reports_of(args)
+    main, further = reports[0], reports[1:]
+    if main.format != "github" and not any(r.format == "github" and r.path is None for r in further):
         for notice in result.notices:
             sys.stderr.write(f"{notice}\n")
-    if args.output:
-        from fanout_lint.regular_files import write_atomic
+    code = _write_reports(result, further, args, rules, settings)
+    if code is not None:
+        return code
+    if main.path and args.color == "auto":
+        colour = False  # the terminal decided "auto", but the report goes to a file
+    if args.statistics:
+        from fanout_lint.report import statistics
 
-        try:
-            write_atomic(args.output, output.encode("utf-8"))  # a failed write keeps the old report
-        except OSError as exc:
-            sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.output}: {exc.strerror or exc}") + "\n")
-            return EXIT_ERROR
-        from fanout_lint.report.text import summary
-
-        sys.stderr.write(clean(f"{summary(result, unsafe)} (report written to {args.output})") + "\n")
+        output = statistics.render(result, main.format, getattr(args, "unsafe_fixes", False), args.quiet)
     else:
-        try:
-            write_stdout(output)
-        except BrokenPipeError:
-            raise  # `| head`: the reader has what it wanted (cli.main)
-        except OSError as exc:  # a full disk, a closed stdout
-            discard_stdout()
-            sys.stderr.write(f"fanout-lint: error: cannot write the report to standard output: {exc.strerror or exc}\n")
-            return EXIT_ERROR
+        output = render_report(result, main.format, rules, settings, args, colour)
+    code = _emit(output, args)
+    if code is not None:
+        return code
+    if not args.quiet:
+        _say_what_was_written(result, main, further, args)
     return exit_code(result, settings.fail_on)
 
 
+def _write_reports(result: Result, reports: list[Report], args, rules, settings) -> int | None:
+    """Write each of ``reports`` to its file; an exit code when one could not be written."""
+    for report in reports:
+        code = _write_file(report.path, render_report(result, report.format, rules, settings, args, colour=False))
+        if code is not None:
+            return code
+    return None
+
+
+def _say_what_was_written(result: Result, main: Report, further: list[Report], args) -> None:
+    from fanout_lint.report.text import summary
+
+    unsafe = getattr(args, "unsafe_fixes", False)
+    written = [r.path for r in ([main] if main.path else []) + further]
+    if written:
+        names = ", ".join(written)
+        plural = "s" if len(written) > 1 else ""
+        if main.path is None and main.format == "text":  # the summary is on standard output already
+            sys.stderr.write(clean(f"fanout-lint: report{plural} written to {names}") + "\n")
+        else:
+            sys.stderr.write(clean(f"{summary(result, unsafe)} (report{plural} written to {names})") + "\n")
+    if result.units == 0:
+        for line in nothing_linted(result):
+            sys.stderr.write(line + "\n")
+
+
+def nothing_linted(result: Result) -> list[str]:
+    """What a run that linted no unit says: which files it passed over, and why."""
+    if not result.skipped:
+        return ["fanout-lint: nothing to lint: no CloudFormation template, Terraform directory or plan "
+                "in the paths given"]
+    count = len(result.skipped)
+    lines = [f"fanout-lint: nothing linted; {count} file{'s' if count != 1 else ''} skipped:"]
+    lines += [f"  {skipped}" for skipped in result.skipped[:MAX_SKIPPED_SHOWN]]
+    if count > MAX_SKIPPED_SHOWN:
+        lines.append(f"  ... and {count - MAX_SKIPPED_SHOWN} more")
+    return lines
+
+
+def render_report(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, args,
+                  colour: bool) -> str:
+    return render(result, fmt, rules, settings, args.repo_root, args.show_suppressed, colour,
+                  getattr(args, "unsafe_fixes", False), quiet=getattr(args, "quiet", False),
+                  baseline_used=bool(getattr(args, "baseline", None)))
+
+
 def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
-           show_suppressed: bool, colour: bool, unsafe_fixes: bool = False) -> str:
+           show_suppressed: bool, colour: bool, unsafe_fixes: bool = False, quiet: bool = False,
+           baseline_used: bool = False) -> str:
     if fmt == "json":
         from fanout_lint.report import json_report
 
@@ -216,7 +342,8 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
 
         ran = enabled_rules(rules, settings)
         severities = {rule.id: severity_for(rule, settings) for rule in ran}
-        return sarif.render(result, ran, severities, root, show_suppressed)
+        return sarif.render(result, ran, severities, root, show_suppressed, docs_url=settings.docs_url,
+                            baseline_used=baseline_used)
     if fmt == "github":
         from fanout_lint.report import github
 
@@ -224,14 +351,19 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
     if fmt == "junit":
         from fanout_lint.report import junit
 
-        return junit.render(result, root)
+        return junit.render(result, root, settings.fail_on)
+    if fmt == "gitlab":
+        from fanout_lint.report import gitlab
+
+        return gitlab.render(result, root)
     from fanout_lint.report import text
 
-    output = text.render(result, colour=colour, unsafe_fixes=unsafe_fixes)
+    output = text.render(result, colour=colour, unsafe_fixes=unsafe_fixes, quiet=quiet)
     if show_suppressed and result.suppressed:
         lines = output.splitlines()
         # after the findings, before the summary line, which stays last
-        lines[-1:-1] = [suppressed_line(s) for s in result.suppressed]
+        at = len(lines) if quiet else len(lines) - 1
+        lines[at:at] = [suppressed_line(s) for s in result.suppressed]
         output = "\n".join(lines) + "\n"
     return output
 

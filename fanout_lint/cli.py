@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import sys
 
@@ -52,9 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="lint files and directories (the default command)")
     check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
-    check.add_argument("--format", choices=("text", "json", "sarif", "github", "junit"), default="text")
-    check.add_argument("--fail-on", choices=("error", "warning", "info"), default=None,
-                       help="exit 1 when a finding at or above this severity exists (default: warning)")
+    from fanout_lint import check_command
+
+    check.add_argument("--format", choices=check_command.FORMATS, default="text")
+    check.add_argument("--fail-on", choices=check_command.FAIL_LEVELS, default=None,
+                       help="exit 1 when a finding at or above this severity exists (default: warning; "
+                            "none: never, as --exit-zero)")
     check.add_argument("--select", action="append", default=[], metavar="RULE",
                        help="run only these rules (ID or name; repeat or comma-separate)")
     check.add_argument("--ignore", action="append", default=[], metavar="RULE",
@@ -65,12 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                        help="lint units in N parallel processes (default: chosen from the CPUs and the "
                             "number of units; 1 for few units)")
-    from fanout_lint import check_command
-
     check_command.add_arguments(check)  # --config, --output, --baseline, ...
 
-    rules = sub.add_parser("rules", help="list the rules")
+    rules = sub.add_parser("rules", help="list the rules, as the configuration sets them (on/off, severity)")
     rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--config", metavar="FILE", help="configuration file (default: searched as for check)")
 
     explain = sub.add_parser("explain", help="print a rule's documentation")
     explain.add_argument("rule", help="rule ID or name")
@@ -117,6 +118,10 @@ def _failure(exc: Exception) -> str:
 def _run(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
+        mistyped = _mistyped_command(argv[0]) if argv else None
+        if mistyped:
+            sys.stderr.write(clean(mistyped) + "\n")
+            return EXIT_ERROR
         argv = ["check", *argv]
     args = build_parser().parse_args(argv)
     if args.command == "rules":
@@ -128,6 +133,18 @@ def _run(argv: list[str] | None) -> int:
 
         return run(args)
     return _check(args)
+
+
+def _mistyped_command(word: str) -> str | None:
+    """The error for a first word that is no path and almost a command (``chek``)."""
+    from fanout_lint.settings import suggestion
+
+    if word.startswith("-") or os.path.lexists(word) or "/" in word or "." in word:
+        return None
+    hint = suggestion(COMMANDS, word)
+    if not hint:
+        return None
+    return f"fanout-lint: error: unknown command {word!r}{hint} (a path that does not exist either)"
 
 
 def _stdout_problem() -> str | None:
@@ -170,44 +187,72 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args) -> int:
-    from fanout_lint.check_command import finish, settings_for
+    from fanout_lint.check_command import UsageError, finish, reports_of, settings_for
     from fanout_lint.engine import lint_paths
+    from fanout_lint.repository import repo_root
 
     rules = _all_rules()
-    settings = settings_for(args, rules, _split)  # configuration file, then flags
-    if settings is None:
+    resolved = settings_for(args, rules, _split)  # configuration file, then flags
+    if resolved is None:
         return EXIT_ERROR
+    settings, config_path = resolved
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
-    keep_graphs = args.format == "junit"
+    args.repo_root = repo_root(args.repo_root, os.getcwd())
+    try:
+        reports = reports_of(args)
+    except UsageError as exc:
+        sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
+        return EXIT_ERROR
+    if args.show_settings:
+        from fanout_lint.links import RULE_DOCS_URL
+        from fanout_lint.show_settings import render_settings
+
+        write_stdout(render_settings(settings, rules, config_path, args.repo_root, settings.docs_url or RULE_DOCS_URL))
+        return EXIT_OK
+    keep_graphs = any(r.format == "junit" for r in reports)
+    progress = _progress(args)
+
+    def lint():
+        try:
+            return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
+                              progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+
     if args.fix or args.diff:
         from fanout_lint.check_command import run_fixes
 
-        return run_fixes(args, rules, settings, _colour(args.color),
-                         lambda: lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs))
-    result = lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs)
-    return finish(result, args, rules, settings, colour=_colour(args.color))
+        return run_fixes(args, rules, settings, _colour(args.color), lint)
+    return finish(lint(), args, rules, settings, colour=_colour(args.color))
+
+
+def _progress(args):
+    from fanout_lint.progress import Progress, wanted
+
+    return Progress(sys.stderr) if wanted(sys.stderr, args.quiet, os.environ) else None
 
 
 def _colour(choice: str) -> bool:
     if choice == "always":
         return True
-    if choice == "never" or os.environ.get("NO_COLOR"):
+    if choice == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     return sys.stdout.isatty()
 
 
 def _rules(args) -> int:
+    from fanout_lint.config import ConfigError, Flags, resolve
+    from fanout_lint.show_settings import render_rules
+
     rules = _all_rules()
-    if args.format == "json":
-        data = [
-            {"id": r.id, "name": r.name, "severity": r.severity.value, "summary": r.summary}
-            for r in rules
-        ]
-        write_stdout(json.dumps(data, indent=2) + "\n")
-        return EXIT_OK
-    width = max(len(r.name) for r in rules)
-    write_stdout("".join(f"{r.id}  {r.name:<{width}}  {r.severity.value:<7}  {r.summary}\n" for r in rules))
+    try:
+        settings, _ = resolve(Flags(config=args.config), rules, os.getcwd())
+    except ConfigError as exc:
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
+        return EXIT_ERROR
+    write_stdout(render_rules(rules, settings, args.format))
     return EXIT_OK
 
 
@@ -215,9 +260,11 @@ def _explain(args) -> int:
     from fanout_lint.explain import render
     from fanout_lint.settings import find_rule, renamed
 
+    from fanout_lint.config import unknown_rule
+
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:
-        sys.stderr.write(clean(f"fanout-lint: error: unknown rule {args.rule!r} (see `fanout-lint rules`)") + "\n")
+        sys.stderr.write(clean(f"fanout-lint: error: {unknown_rule(_all_rules(), args.rule)}") + "\n")
         return EXIT_ERROR
     notice = renamed(_all_rules(), args.rule)
     if notice:

@@ -18,11 +18,13 @@ from typing import Any
 from fanout_lint.findings import Severity
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.rule import Option, Rule
-from fanout_lint.settings import Settings, find_rule, renamed
+from fanout_lint.settings import (
+    Settings, find_rule, match_rules, parse_fail_on, renamed, rule_suggestion, suggestion,
+)
 
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options")
+KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options", "docs-url")
 # tomllib keeps, until the next table header, every prefix of every dotted key it has
 # read: a line with d dots costs about d*d/2 tuple slots (10,000 dots take 400 MB). The
 # sum of the squares of the dots per line bounds that cost; real files stay far below.
@@ -39,7 +41,8 @@ class FileConfig:
     select: tuple[str, ...] | None = None  # rule IDs; None when the file does not say
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    fail_on: Severity | None = None
+    fail_on: str | None = None  # as written ("none" included); None when the file does not say
+    docs_url: str | None = None
     severity: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # rules named by a former name, with the file (and line)
@@ -108,8 +111,21 @@ def load_config(path: str, rules: tuple[Rule, ...]) -> FileConfig:
             raise ConfigError(f"{path}: no [tool.fanout-lint] table")
         where = "[tool.fanout-lint]"
     else:
-        table, where = data, DEDICATED
+        table, where = _dedicated_table(path, data)
     return _parse(table, _Reader(path, text, where), rules)
+
+
+def _dedicated_table(path: str, data: dict) -> tuple[Any, str]:
+    """The keys of a ``.fanout-lint.toml``: at its top level, or under ``[tool.fanout-lint]``
+    as in a pyproject.toml (a table copied from one works as it is)."""
+    tool = data.get("tool")
+    if isinstance(tool, dict) and "fanout-lint" in tool:
+        others = [key for key in data if key != "tool"]
+        if others or len(tool) > 1:
+            raise ConfigError(f"{path}: keys both at the top level and outside [tool.fanout-lint]; "
+                              "put them all in one place")
+        return tool["fanout-lint"], "[tool.fanout-lint]"
+    return data, DEDICATED
 
 
 def _toml_error(path: str, message: str) -> str:
@@ -211,7 +227,8 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
         raise ConfigError(f"{reader.path}: {reader.where} must be a table")
     for key in table:
         if key not in KEYS:
-            raise reader.error(key, f"unknown key {key!r} in {reader.where} (expected one of: {', '.join(KEYS)})")
+            hint = suggestion(KEYS, key) or f" (expected one of: {', '.join(KEYS)})"
+            raise reader.error(key, f"unknown key {key!r} in {reader.where}{hint}")
     config = FileConfig(path=reader.path)
     if "select" in table:
         config = replace(config, select=_rule_ids(table["select"], "select", reader, rules))
@@ -220,7 +237,9 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
     if "exclude" in table:
         config = replace(config, exclude=_strings(table["exclude"], "exclude", reader))
     if "fail-on" in table:
-        config = replace(config, fail_on=_severity(table["fail-on"], "fail-on", reader))
+        config = replace(config, fail_on=_fail_on(table["fail-on"], reader))
+    if "docs-url" in table:
+        config = replace(config, docs_url=_docs_url(table["docs-url"], reader))
     severity: dict[str, Severity] = {}
     for key, value in _table(table.get("severity", {}), "severity", reader).items():
         rule = _rule(key, "severity", reader, rules)
@@ -266,12 +285,40 @@ def _strings(value: Any, key: str, reader: _Reader) -> tuple[str, ...]:
 def _rule(key: str, section: str, reader: _Reader, rules: tuple[Rule, ...], quoted: bool = False) -> Rule:
     rule = find_rule(rules, key)
     if rule is None:
-        raise reader.error(key, f"unknown rule {key!r} in {section!r} (see `fanout-lint rules`)", quoted)
+        raise reader.error(key, unknown_rule(rules, key, f" in {section!r}"), quoted)
     return rule
 
 
+def unknown_rule(rules: tuple[Rule, ...], key: str, where: str = "") -> str:
+    hint = rule_suggestion(rules, key) or " (see `fanout-lint rules`)"
+    return f"unknown rule {key!r}{where}{hint}"
+
+
 def _rule_ids(value: Any, key: str, reader: _Reader, rules: tuple[Rule, ...]) -> tuple[str, ...]:
-    return tuple(_rule(name, key, reader, rules, quoted=True).id for name in _strings(value, key, reader))
+    """Rule IDs, a prefix (``FL2``) standing for every rule it starts."""
+    ids: list[str] = []
+    for name in _strings(value, key, reader):
+        found = match_rules(rules, name)
+        if not found:
+            raise reader.error(name, unknown_rule(rules, name, f" in {key!r}"), quoted=True)
+        ids.extend(r.id for r in found if r.id not in ids)
+    return tuple(ids)
+
+
+def _fail_on(value: Any, reader: _Reader) -> str:
+    if not isinstance(value, str):
+        raise reader.error("fail-on", f"'fail-on' must be error, warning, info or none, not {_kind(value)}")
+    try:
+        parse_fail_on(value)
+    except ValueError as exc:
+        raise reader.error("fail-on", f"'fail-on': {exc}") from None
+    return value.strip().lower()
+
+
+def _docs_url(value: Any, reader: _Reader) -> str:
+    if not isinstance(value, str) or not value.startswith(("https://", "http://")):
+        raise reader.error("docs-url", "'docs-url' must be an http(s) URL, the rule pages are <URL><rule-name>.md")
+    return value
 
 
 def _severity(value: Any, key: str, reader: _Reader) -> Severity:
@@ -336,8 +383,9 @@ class Flags:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    fail_on: str | None = None
+    fail_on: str | None = None  # error, warning, info or none
     config: str | None = None
+    docs_url: str | None = None
 
 
 def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
@@ -347,15 +395,19 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     ``--ignore`` and ``--exclude`` add to the file's; ``--fail-on`` replaces its ``fail-on``.
     """
     for key in flags.select + flags.ignore:
-        if find_rule(rules, key) is None:
-            raise ConfigError(f"unknown rule {key!r} (see `fanout-lint rules`)")
+        if not match_rules(rules, key):
+            raise ConfigError(unknown_rule(rules, key))
     path = flags.config if flags.config is not None else find_config(cwd)
     config = load_config(path, rules) if path else FileConfig(path="")
-    cli_select = tuple(find_rule(rules, k).id for k in flags.select)
-    cli_ignore = tuple(find_rule(rules, k).id for k in flags.ignore)
+    cli_select = _ids(rules, flags.select)
+    cli_ignore = _ids(rules, flags.ignore)
     select = cli_select or config.select or ()
     ignore = tuple(i for i in config.ignore if i not in cli_select) + cli_ignore
-    fail_on = Severity.parse(flags.fail_on) if flags.fail_on else config.fail_on or Severity.WARNING
+    level = flags.fail_on or config.fail_on
+    try:
+        fail_on = parse_fail_on(level) if level else Severity.WARNING
+    except ValueError as exc:
+        raise ConfigError(f"--fail-on: {exc}") from None
     flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in flags.select + flags.ignore)
                          if n)
     settings = Settings(
@@ -366,5 +418,10 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
         notices=config.notices + flag_notices,
+        docs_url=flags.docs_url or config.docs_url,
     )
     return settings, path
+
+
+def _ids(rules: tuple[Rule, ...], keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r.id for key in keys for r in match_rules(rules, key)))

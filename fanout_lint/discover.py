@@ -6,6 +6,11 @@ A CloudFormation or Serverless Framework file is one unit; a Terraform directory
 its content when it is loaded, so this stage only looks at names, and at the ``module``
 blocks of Terraform directories: a directory another unit of the run loads as a local
 module is linted inside that unit, with its real inputs, not again on its own.
+
+A ``.tf`` file or an automatically loaded tfvars file named on the command line (as
+pre-commit names changed files) stands for its directory; when that directory is a
+local module of the repository, for the root directories that call it. Files passed
+over are returned with the reason (``unsupported.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import fnmatch
 import os
 from dataclasses import dataclass
 
-from fanout_lint.module_calls import modules_of_others
+from fanout_lint import unsupported
+from fanout_lint.findings import Skipped
+from fanout_lint.module_calls import modules_of_others, roots_calling
 from fanout_lint.regular_files import resolved_path
 from fanout_lint.terraform_files import suffix_of
 
@@ -41,31 +48,90 @@ class PathError:
     message: str
 
 
+@dataclass(frozen=True)
+class Discovery:
+    candidates: list[Candidate]
+    missing: list[PathError]
+    skipped: list[Skipped]
+
+
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[PathError]]:
     """The units under ``paths``, and one-line errors for paths that could not be read."""
+    found = find_units(paths, exclude)
+    return found.candidates, found.missing
+
+
+def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None) -> Discovery:
+    """The units under ``paths``, the paths that could not be read, and the files passed
+    over. ``root``: the repository, searched for the callers of a module whose file is
+    named (None: a named module file stands for its own directory)."""
     candidates: dict[tuple[str, str], Candidate] = {}
     missing: list[PathError] = []
+    skipped: list[Skipped] = []
+    from_files: list[Candidate] = []  # Terraform directories named by one of their files
     for path in paths:
         if _excluded(path, exclude):
             continue
         if os.path.isdir(path):
-            found, problems = _walk(path, exclude)
+            found, problems = _walk(path, exclude, skipped)
             for candidate in found:
                 candidates.setdefault(_key(candidate), candidate)
             missing.extend(problems)
         elif os.path.exists(path) or os.path.islink(path):
-            candidate = _classify_file(path)
+            candidate = _classify_file(path, skipped)
             if candidate:
                 candidates.setdefault(_key(candidate), candidate)
+                if candidate.kind == "terraform":
+                    from_files.append(candidate)
         else:
             missing.append(PathError(path, "no such file or directory"))
+    if root is not None and from_files:
+        _to_module_roots(candidates, from_files, root, exclude)
+    _skip_plans_beside_terraform(candidates, skipped)
     terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
     modules = modules_of_others(terraform) if len(terraform) > 1 else set()
     ordered = sorted(
         (c for c in candidates.values() if not (c.kind == "terraform" and c.path in modules)),
         key=lambda c: (c.path, c.kind),
     )
-    return ordered, missing
+    return Discovery(ordered, missing, skipped)
+
+
+def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, exclude: tuple[str, ...]) -> None:
+    """Replace each directory named by a file with the repository's root directories that
+    load it as a local module: alone it would be linted with its variable defaults, under
+    other addresses than its callers give it, and their baselines would not match."""
+    found, _ = _walk(os.path.relpath(root), exclude, [])  # relative, as the run shows paths
+    directories = [c.path for c in found if c.kind == "terraform"]
+    for candidate in from_files:
+        roots = roots_calling(candidate.path, directories)
+        if roots:
+            candidates.pop(_key(candidate), None)
+            for directory in roots:
+                unit = Candidate(_tidy(directory), "terraform")
+                candidates.setdefault(_key(unit), unit)
+
+
+def _skip_plans_beside_terraform(candidates: dict, skipped: list[Skipped]) -> None:
+    """A plan JSON in a Terraform directory of the run is that directory's plan: its
+    findings would repeat the ones of the .tf files, so only the .tf files are linted."""
+    directories = {_key(c)[1] for c in candidates.values() if c.kind == "terraform"}
+    if not directories:
+        return
+    for key, candidate in list(candidates.items()):
+        if candidate.kind != "cloudformation" or not candidate.path.lower().endswith(".json"):
+            continue
+        directory = os.path.dirname(candidate.path) or "."
+        if os.path.normcase(os.path.abspath(directory)) in directories and unsupported.looks_like_plan(candidate.path):
+            del candidates[key]
+            skipped.append(Skipped(candidate.path, unsupported.PLAN_BESIDE_TF.format(directory=_tidy(directory))))
+
+
+def _tidy(path: str) -> str:
+    """``path`` without leading ``./``, as the report shows it."""
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/") or "."
+    return path
 
 
 def _key(candidate: Candidate) -> tuple[str, str]:
@@ -74,16 +140,35 @@ def _key(candidate: Candidate) -> tuple[str, str]:
     return (candidate.kind, os.path.normcase(os.path.abspath(candidate.path)))
 
 
-def _classify_file(path: str) -> Candidate | None:
+def _classify_file(path: str, skipped: list[Skipped]) -> Candidate | None:
+    """The unit a file named on the command line stands for, or None (and why, in ``skipped``)."""
     lower = path.lower()
+    directory = os.path.dirname(path) or "."
     if suffix_of(os.path.basename(lower)):  # before .json: main.tf.json is Terraform
-        return Candidate(os.path.dirname(path) or ".", "terraform")
-    if lower.endswith(CFN_SUFFIXES):
+        return Candidate(directory, "terraform")
+    reason = unsupported.not_read_yet(path)
+    if reason is None and unsupported.is_tfvars(path):
+        if not unsupported.is_auto_tfvars(path):
+            reason = unsupported.TFVARS_NOT_AUTO
+        elif not _has_tf(directory):
+            reason = unsupported.TFVARS_WITHOUT_TF
+        else:
+            return Candidate(directory, "terraform")  # it sets the directory's variables
+    if reason is None and lower.endswith(CFN_SUFFIXES):
         return Candidate(path, "cloudformation")
+    skipped.append(Skipped(path, reason or "not a template or Terraform file (by its name)"))
     return None
 
 
-def _walk(root: str, exclude: tuple[str, ...]) -> tuple[list[Candidate], list[PathError]]:
+def _has_tf(directory: str) -> bool:
+    try:
+        with os.scandir(directory) as listing:
+            return any(suffix_of(e.name.lower()) for e in listing)
+    except OSError:
+        return False
+
+
+def _walk(root: str, exclude: tuple[str, ...], skipped: list[Skipped]) -> tuple[list[Candidate], list[PathError]]:
     """The candidates under ``root``, and one-line errors for what could not be walked.
 
     Iterative, so any depth is safe; directories deeper than ``MAX_WALK_DEPTH`` below
@@ -121,7 +206,7 @@ def _walk(root: str, exclude: tuple[str, ...]) -> tuple[list[Candidate], list[Pa
         subdirectories = []
         has_tf = False
         for entry in entries:
-            full = os.path.join(directory, entry.name)
+            full = _tidy(os.path.join(directory, entry.name))
             kind = _entry_kind(entry, full, top)
             if kind == "outside" or _excluded(full, exclude):
                 continue
@@ -132,6 +217,8 @@ def _walk(root: str, exclude: tuple[str, ...]) -> tuple[list[Candidate], list[Pa
                     subdirectories.append(full)
             elif suffix_of(entry.name.lower()):
                 has_tf = True
+            elif (reason := unsupported.not_read_yet(entry.name)) is not None:
+                skipped.append(Skipped(full, reason))
             elif entry.name.lower().endswith(CFN_SUFFIXES):
                 found.append(Candidate(full, "cloudformation"))
         if has_tf:

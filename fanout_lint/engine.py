@@ -6,16 +6,27 @@ worker processes by ``parallel.py``) and their results merged in candidate order
 
 from __future__ import annotations
 
-from fanout_lint.discover import Candidate, discover
+from fanout_lint.discover import Candidate, find_units
 from fanout_lint.findings import LoadError, Result
 from fanout_lint.rule import Rule
 from fanout_lint.settings import Settings
 from fanout_lint.unit import lint_or_error
 
-def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
-    candidates, missing = discover(paths, settings.exclude)
-    result = Result(errors=[LoadError(m.path, None, m.message) for m in missing])
-    for unit in _lint_all(candidates, rules, settings, keep_graphs):
+def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False,
+               root: str | None = None, progress=None) -> Result:
+    """``root``: the repository, where the callers of a named module file are looked for;
+    ``progress``: called with (units done, units) as units finish."""
+    found = find_units(paths, settings.exclude, root)
+    candidates = found.candidates
+    result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped))
+    from fanout_lint.hcl_parser import parser_problem
+
+    candidates, unusable = parser_problem(candidates)  # a shadowed HCL parser: one error, not one per unit
+    result.errors.extend(unusable)
+    for done, unit in enumerate(_lint_all(candidates, rules, settings, keep_graphs), start=1):
+        if progress is not None:
+            progress(done, len(candidates))
+        result.skipped.extend(unit.skipped)
         result.findings.extend(unit.findings)
         result.errors.extend(unit.errors)
         result.suppressed.extend(unit.suppressed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fanout_lint.model.nodes import Loc, Suppression
-from fanout_lint.untrusted import clean, clean_loc, clean_optional
+from fanout_lint.untrusted import clean, clean_loc, clean_optional, clean_path
 
 if TYPE_CHECKING:  # a run's graphs, kept for the views that draw them
     from fanout_lint.model.graph import Graph
@@ -73,7 +73,7 @@ class Edit:
 
     def as_dict(self) -> dict:
         # the raw path stays on the edit (--fix opens it); what is shown is cleaned
-        return {"file": clean(self.file), "line": self.line, "column": self.column,
+        return {"file": clean_path(self.file), "line": self.line, "column": self.column,
                 "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
 
 
@@ -151,7 +151,7 @@ class LoadError:
     column: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "file", clean(self.file))
+        object.__setattr__(self, "file", clean_path(self.file))
         object.__setattr__(self, "message", clean(self.message))
 
     def sort_key(self) -> tuple:
@@ -159,7 +159,7 @@ class LoadError:
 
     def as_dict(self) -> dict:
         # the raw path stays on the edit (--fix opens it); what is shown is cleaned
-        return {"file": clean(self.file), "line": self.line, "column": self.column, "message": self.message}
+        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message}
 
     def __str__(self) -> str:
         return f"{where(self.file, self.line, self.column)}: error: {self.message}"
@@ -207,6 +207,21 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A file the run did not lint, and why (Serverless Framework, not a template, ...)."""
+
+    path: str
+    reason: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", clean_path(self.path))
+        object.__setattr__(self, "reason", clean(self.reason))
+
+    def __str__(self) -> str:
+        return f"{where(self.path)}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class Suppressed:
     finding: Finding
     suppression: Suppression  # a display copy: the match was made on the raw one
@@ -234,6 +249,8 @@ class Result:
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
     notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
     baselined: int = 0  # findings hidden because the baseline lists them
+    in_baseline: list[Finding] = field(default_factory=list)  # those findings, for SARIF's baselineState
+    skipped: list[Skipped] = field(default_factory=list)  # files not linted, with the reason
     # file -> check value of the text the findings' fixes were planned on: --fix writes a
     # file only while it still holds that text
     fix_sources: dict[str, str] = field(default_factory=dict)
@@ -243,3 +260,4 @@ class Result:
         self.errors.sort(key=LoadError.sort_key)
         self.suppressed.sort(key=lambda s: s.finding.sort_key())
         self.notices.sort(key=Notice.sort_key)
+        self.skipped.sort(key=lambda s: s.path)

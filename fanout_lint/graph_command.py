@@ -62,9 +62,12 @@ def run(args) -> int:
         if not topology.matching(view, args.focus):
             for error in result.errors:
                 sys.stderr.write(f"{error}\n")
-            return _fail(f"no resource {args.focus!r} in the topology")
+            from fanout_lint.settings import suggestion
+
+            hint = suggestion(sorted({n.resource for n in view.nodes}), args.focus)
+            return _fail(f"no resource {args.focus!r} in the topology{hint}")
         view = topology.focus(view, args.focus, args.hops)
-    sys.stdout.write(render(view, args.format, args.docs_url or RULE_DOCS_URL))
+    sys.stdout.write(render(view, args.format, args.docs_url or settings.docs_url or RULE_DOCS_URL))
     for error in result.errors:
         sys.stderr.write(f"{error}\n")
     return EXIT_ERROR if result.errors else EXIT_OK

@@ -159,6 +159,19 @@ def modules_of_others(directories: list[str]) -> set[str]:
     }
 
 
+def roots_calling(module: str, directories: list[str]) -> list[str]:
+    """Those of ``directories`` that load ``module`` (directly or through other modules)
+    and that none of them loads: the roots ``module`` is linted in. Empty when no
+    directory calls it."""
+    target = _real(module)
+    calls: dict[str, list[str]] = {}
+    callers = [d for d in directories if _real(d) != target and target in _reachable(_real(d), calls)]
+    if not callers:
+        return []
+    called = modules_of_others(directories)
+    return [d for d in callers if d not in called] or callers
+
+
 def _reachable(start: str, calls: dict[str, list[str]]) -> set[str]:
     """Every directory loaded below ``start`` (not ``start`` itself, unless in a cycle)."""
     seen: set[str] = set()

@@ -15,12 +15,19 @@ from fanout_lint.findings import Severity
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
-def exit_code(result, fail_on: Severity) -> int:
+def exit_code(result, fail_on: Severity | None) -> int:
+    """``fail_on`` None (``--fail-on none``, ``--exit-zero``): findings never fail the run;
+    a file that could not be linted still does."""
     if result.errors:
         return EXIT_ERROR
-    if any(f.severity.rank >= fail_on.rank for f in result.findings):
+    if any(fails(f, fail_on) for f in result.findings):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def fails(finding, fail_on: Severity | None) -> bool:
+    """The finding is at or above the fail level: it fails the run (and a JUnit test)."""
+    return fail_on is not None and finding.severity.rank >= fail_on.rank
 
 
 class StdoutError(OSError):

@@ -1,30 +1,47 @@
-"""What a run is asked to do: which rules, at which severity, with which options."""
+"""What a run is asked to do: which rules, at which severity, with which options.
+
+A rule answers to its ID (any case), its name and, after a rename, its former names
+(``Rule.former``). ``select`` and ``ignore`` also take ID prefixes (``FL2``: every
+FL2xx rule). A key that names nothing gets the nearest names as a suggestion.
+"""
 
 from __future__ import annotations
 
 import datetime
+import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from fanout_lint.findings import Severity
 from fanout_lint.rule import Rule
 
+# An ID prefix: "FL", "FL2", "FL20"; a whole ID is matched as the rule itself.
+_PREFIX = re.compile(r"FL[0-9]{0,2}")
+
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple[str, ...] = ()  # IDs or names; empty means all rules
+    select: tuple[str, ...] = ()  # IDs, names or ID prefixes; empty means all rules
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # rule ID -> severity
     options: dict[str, dict[str, Any]] = field(default_factory=dict)  # rule ID -> options
     exclude: tuple[str, ...] = ()
-    fail_on: Severity = Severity.WARNING
+    fail_on: Severity | None = Severity.WARNING  # None: findings never fail the run
     jobs: int | None = None
     today: datetime.date | None = None  # when inline suppressions expire; None means the real today
     notices: tuple[str, ...] = ()  # about the configuration itself (a rule named by a former name)
+    docs_url: str | None = None  # where rule pages are (SARIF helpUri); None: the release's pages
+
+
+def rule_names(rule: Rule) -> tuple[str, ...]:
+    """The names ``rule`` answers to: its name, then any it had before a rename."""
+    return (rule.name, *rule.former)
 
 
 def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:
     """A rule by ID (any case), name, or former name."""
+    key = key.strip()
     for rule in rules:
         if rule.is_named(key):
             return rule
@@ -34,9 +51,35 @@ def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:
 def renamed(rules: tuple[Rule, ...], key: str) -> str | None:
     """What to tell a user who names a rule by a former name; None for a current name."""
     rule = find_rule(rules, key)
-    if rule is None or key not in rule.former:
+    if rule is None or key.strip() not in rule.former:
         return None
     return f"rule {key!r} is now named {rule.name!r} ({rule.id}); the old name still works, but use the new one"
+
+
+def is_prefix(key: str) -> bool:
+    return _PREFIX.fullmatch(key.strip().upper()) is not None
+
+
+def match_rules(rules: tuple[Rule, ...], key: str) -> tuple[Rule, ...]:
+    """The rules ``key`` selects: the one it names, or every rule whose ID starts with it."""
+    rule = find_rule(rules, key)
+    if rule is not None:
+        return (rule,)
+    if is_prefix(key):
+        prefix = key.strip().upper()
+        return tuple(r for r in rules if r.id.startswith(prefix))
+    return ()
+
+
+def suggestion(choices, key: str) -> str:
+    """`` (did you mean X?)`` for the nearest of ``choices``, or ""."""
+    by_lower = {c.lower(): c for c in choices}
+    near = difflib.get_close_matches(key.strip().lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[near[0]]}?)" if near else ""
+
+
+def rule_suggestion(rules: tuple[Rule, ...], key: str) -> str:
+    return suggestion([name for r in rules for name in (r.id, *rule_names(r))], key)
 
 
 def enabled_rules(rules: tuple[Rule, ...], settings: Settings) -> tuple[Rule, ...]:
@@ -45,7 +88,13 @@ def enabled_rules(rules: tuple[Rule, ...], settings: Settings) -> tuple[Rule, ..
 
 
 def _named(rule: Rule, keys: tuple[str, ...]) -> bool:
-    return any(rule.is_named(k) for k in keys)
+    for key in keys:
+        upper = key.strip().upper()
+        if rule.is_named(key.strip()):
+            return True
+        if _PREFIX.fullmatch(upper) and rule.id.startswith(upper):
+            return True
+    return False
 
 
 def options_for(rule: Rule, settings: Settings) -> dict[str, Any]:
@@ -56,3 +105,13 @@ def options_for(rule: Rule, settings: Settings) -> dict[str, Any]:
 
 def severity_for(rule: Rule, settings: Settings) -> Severity:
     return settings.severity.get(rule.id, rule.severity)
+
+
+def parse_fail_on(text: str) -> Severity | None:
+    """``error``, ``warning``, ``info``, or ``none`` (findings never fail the run)."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return Severity.parse(text)
+    except ValueError:
+        raise ValueError(f"unknown level {text!r} (use error, warning, info or none)") from None

@@ -69,10 +69,15 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
     except Exception as exc:  # a loader bug must not hide the other files' findings
         return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
     result.errors.extend(errors)
+    if not graphs and not errors and candidate.kind == "cloudformation":
+        from fanout_lint.findings import Skipped
+        from fanout_lint.unsupported import why_not_linted
+
+        result.skipped.append(Skipped(candidate.path, why_not_linted(candidate.path)))
     for graph in graphs:
         result.units += 1
         findings, rule_errors = check_graph(graph, rules, settings)
-        applied = apply_inline(graph, findings, rules, settings.today)
+        applied = apply_inline(graph, findings, rules, settings.today, ran=enabled_rules(rules, settings))
         result.findings.extend(applied.kept)
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)

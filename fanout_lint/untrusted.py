@@ -38,9 +38,18 @@ def clean_optional(text: str | None) -> str | None:
     return None if text is None else clean(text)
 
 
+def clean_path(path: str) -> str:
+    """A file name cleaned for display, without a leading ``./`` (``./main.tf`` is shown
+    ``main.tf``, as a walk of ``.`` finds it). ``findings.where`` adds one back where a
+    name would otherwise start a line with ``:`` or a space."""
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/") or "."
+    return clean(path)
+
+
 def clean_loc(loc: Loc) -> Loc:
     """``loc`` with a cleaned file name; the same object when there was nothing to clean."""
-    file = clean(loc.file)
+    file = clean_path(loc.file)
     return loc if file == loc.file else replace(loc, file=file)
 
 

@@ -26,6 +26,7 @@ PLUGIN = "fanout_lint.cfnlint_plugin"
 # cfn-lint's own rules all have a digit after the level letter; ours have "FL".
 BUILTIN = [f"{level}{digit}" for level in "EWI" for digit in range(10)]
 LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):\d+:\d+:(?P<rule>[EWI]FL\d+):(?P<message>.*)$")
+ANY_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):\d+:\d+:(?P<rule>[EWI][A-Z]*\d+):(?P<message>.*)$")
 EXIT_BITS = {"E": 2, "W": 4, "I": 8}
 
 
@@ -62,7 +63,7 @@ def test_every_rule_has_exactly_one_plugin_class_with_its_severity_letter():
     plugin_rules = create_rules(cfnlint_plugin)  # what `cfn-lint -a` instantiates
     ids = sorted(r.id for r in plugin_rules)
     letter = {"error": "E", "warning": "W", "info": "I"}
-    assert ids == sorted(letter[r.severity.value] + r.id for r in ALL_RULES)
+    assert ids == sorted(["WFL000"] + [letter[r.severity.value] + r.id for r in ALL_RULES])  # WFL000: notices
     assert len(ids) == len(set(ids))
 
 
@@ -156,3 +157,63 @@ def test_the_readme_commands_run_the_plugin_as_written(tmp_path):
     run = subprocess.run([executable, "template.yaml", "-f", "parseable", "--ignore-checks", *BUILTIN],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"} and run.returncode == 2
+
+
+def _lines(output: str) -> list[tuple[int, str, str]]:
+    return [(int(m["line"]), m["rule"], m["message"]) for m in map(ANY_LINE.match, output.splitlines()) if m]
+
+
+def test_rule_options_given_through_cfn_lint_are_used_or_refused_with_a_message(tmp_path):
+    # FL104 fires on maxReceiveCount 10 (range 3 to 5); max=10 through cfn-lint accepts it
+    source = os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_fires.yaml")
+    default = _cfn_lint("--ignore-checks", *BUILTIN, "--", source)
+    assert {rule for _, rule, _ in _lines(default.stdout)} == {"WFL104"}
+    assert all("outside 3 to 5" in message for _, _, message in _lines(default.stdout))
+
+    widened = _cfn_lint("--ignore-checks", *BUILTIN, "-x", "WFL104:max=20", "--", source)
+    found = _lines(widened.stdout)
+    assert found and all("outside 3 to 20" in message for _, _, message in found), widened.stdout
+    wide = _cfn_lint("--ignore-checks", *BUILTIN, "-x", "WFL104:max=60", "--", source)
+    assert len(_lines(wide.stdout)) == len(found) - 1  # 50 is within 3 to 60
+
+    (tmp_path / ".cfnlintrc").write_text("configure_rules:\n  WFL104:\n    max: 60\n", encoding="utf-8")
+    shutil.copy(source, tmp_path / "t.yaml")
+    from_file = subprocess.run([shutil.which("cfn-lint", path=os.path.dirname(sys.executable)) or "cfn-lint",
+                                "t.yaml", "-a", PLUGIN, "-f", "parseable", "--ignore-checks", *BUILTIN],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert [m for _, _, m in _lines(from_file.stdout)] == [m for _, _, m in _lines(wide.stdout)], from_file.stdout
+
+    refused = _cfn_lint("--ignore-checks", *BUILTIN, "-x", "WFL104:mx=20", "-x", "WFL104:min=few", "--", source)
+    messages = {message for line, rule, message in _lines(refused.stdout) if line == 1 and rule == "WFL104"}
+    assert any("has no option 'mx' (did you mean max?)" in m and "not used" in m for m in messages), messages
+    assert any("option 'min' of WFL104 must be an integer" in m for m in messages), messages
+
+
+def test_suppression_notices_reach_cfn_lint_output(tmp_path):
+    source = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
+    text = open(source, encoding="utf-8").read().replace(
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n",
+        "  OrdersQueue:\n    Type: AWS::SQS::Queue\n"
+        "    Metadata:\n      fanout-lint:\n        ignore: [shared-queu, missing-dlq]\n        reason: typo\n",
+    )
+    template = tmp_path / "t.yaml"
+    template.write_text(text, encoding="utf-8")
+    run = _cfn_lint("--ignore-checks", *BUILTIN, "--", str(template))
+    notices = [(line, message) for line, rule, message in _lines(run.stdout) if rule == "WFL000"]
+    assert any("unknown rule 'shared-queu' (did you mean shared-queue?)" in m for _, m in notices), run.stdout
+    assert any("suppression of missing-dlq suppresses nothing" in m for _, m in notices), run.stdout
+    assert {rule for _, rule, _ in _lines(run.stdout)} == {"WFL000", "EFL201"}
+
+
+def test_where_e3505_reports_the_queue_and_function_fl202_is_said_once():
+    source = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "cfn_fires.yaml")
+    ours = lint_paths([source], ALL_RULES, Settings(select=("FL202",))).findings
+    assert len(ours) >= 2
+    both = _cfn_lint("--", source)
+    reported = [(line, rule) for line, rule, _ in _lines(both.stdout) if rule in ("E3505", "EFL202")]
+    e3505 = [line for line, rule in reported if rule == "E3505"]
+    assert e3505, both.stdout
+    # each queue-function pair once: E3505's pairs are not reported again as EFL202
+    assert len(reported) == len(ours), (reported, [(f.loc.line, f.resource) for f in ours])
+    alone = _cfn_lint("--ignore-checks", "E3505", "--", source)
+    assert len([1 for _, rule, _ in _lines(alone.stdout) if rule == "EFL202"]) == len(ours)

@@ -77,7 +77,7 @@ names = ["a", "b"]
     assert config.select == ("FL101", "FL201", "FL901")
     assert config.ignore == ("FL101",)
     assert config.exclude == ("cdk.out/*", "*.generated.yaml")
-    assert config.fail_on is Severity.ERROR
+    assert config.fail_on == "error"
     assert config.severity == {"FL201": Severity.INFO}
     assert config.options == {"FL901": {"factor": 4, "strict": True, "ratio": 2.0, "names": ("a", "b")}}
 
@@ -163,7 +163,7 @@ def test_cli_reads_the_file_and_exits_2_on_a_bad_one(tmp_path, capsys, monkeypat
     assert main(["t.yaml"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"fanout-lint: error: {tmp_path / 'pyproject.toml'}:3: unknown key 'colour' in " \
-                          "[tool.fanout-lint] (expected one of: select, ignore, exclude, fail-on, severity, options)"
+                          "[tool.fanout-lint] (expected one of: select, ignore, exclude, fail-on, severity, options, docs-url)"
 
 
 def test_real_rule_options_are_validated_through_the_cli(tmp_path, capsys, monkeypatch):

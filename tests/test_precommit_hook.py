@@ -36,9 +36,10 @@ def test_hook_manifest_matches_templates_and_terraform():
     files = re.compile(hook["files"])
     for name in ("a.yaml", "b/c.yml", "cdk.out/S.template.json", "t.template", "infra/main.tf",
                  "infra/main.tf.json", "infra/override.tf", "infra/main.tofu", "infra/main.tofu.json",
-                 "svc/serverless.yml"):
+                 "svc/serverless.yml",
+                 "infra/terraform.tfvars", "infra/prod.auto.tfvars", "infra/x.auto.tfvars.json"):
         assert files.search(name), name
-    for name in ("README.md", "main.py", "terraform.tfstate", "x.tfvars"):
+    for name in ("README.md", "main.py", "terraform.tfstate"):
         assert not files.search(name), name
 
 
@@ -56,7 +57,7 @@ def test_terraform_files_of_one_directory_are_one_unit(tmp_path):
 def hook_runner(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    if not os.path.isdir(os.path.join(ROOT, ".git")):
+    if not os.path.exists(os.path.join(ROOT, ".git")):  # a directory, or a file in a worktree
         pytest.skip("this checkout is not a git repository")
     pytest.importorskip("pre_commit")
     home = tmp_path_factory.mktemp("pre-commit-home")
@@ -115,3 +116,103 @@ def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runn
     # two changed files of one directory: the unit is linted once, so the finding appears once
     assert output.count("FL201 [error]") == 1 and "1 unit checked" in output, output
     assert "infra/main.tf:4:1: FL201 [error]" in output
+
+
+def test_real_pre_commit_lints_the_directory_of_a_changed_tfvars_file(tmp_path, hook_runner):
+    run, env = hook_runner
+    repo = _repo(tmp_path / "repo", env)
+    # the function's timeout is a variable: its default is fine, the tfvars make it exceed
+    # the queue's visibility timeout (FL202)
+    os.makedirs(os.path.join(repo, "infra"))
+    with open(os.path.join(repo, "infra", "main.tf"), "w", encoding="utf-8") as handle:
+        handle.write(TIMEOUT_MODULE.replace("QUEUE", "orders"))
+    with open(os.path.join(repo, "infra", "terraform.tfvars"), "w", encoding="utf-8") as handle:
+        handle.write("timeout = 60\n")
+    done = run(repo, "infra/terraform.tfvars")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "infra/main.tf:" in output and "FL202 [*] [error]" in output and "1 unit checked" in output
+
+
+TIMEOUT_MODULE = """\
+variable "timeout" {
+  default = 3
+}
+resource "aws_sqs_queue" "QUEUE" {
+  visibility_timeout_seconds = 30
+}
+resource "aws_lambda_function" "f" {
+  function_name = "f"
+  timeout       = var.timeout
+}
+resource "aws_lambda_event_source_mapping" "m" {
+  event_source_arn        = aws_sqs_queue.QUEUE.arn
+  function_name           = aws_lambda_function.f.arn
+  function_response_types = ["ReportBatchItemFailures"]
+}
+"""
+
+
+def test_real_pre_commit_lints_a_changed_module_in_the_roots_that_call_it(tmp_path, hook_runner):
+    run, env = hook_runner
+    repo = _repo(tmp_path / "repo", env)
+    module = os.path.join(repo, "modules", "worker")
+    os.makedirs(module)
+    with open(os.path.join(module, "main.tf"), "w", encoding="utf-8") as handle:
+        handle.write(TIMEOUT_MODULE.replace("QUEUE", "this"))
+    for root in ("prod", "staging"):
+        os.makedirs(os.path.join(repo, root))
+        with open(os.path.join(repo, root, "main.tf"), "w", encoding="utf-8") as handle:
+            handle.write('module "worker" {\n  source  = "../modules/worker"\n  timeout = 60\n}\n')
+    done = run(repo, "modules/worker/main.tf")
+    output = done.stdout + done.stderr
+    # alone, the module would be linted with timeout 3 and be clean; in its roots it fails
+    assert done.returncode == 1, output
+    assert output.count("FL202 [*] [error]") == 2 and "module.worker.aws_sqs_queue.this" in output, output
+    assert "2 units checked" in output
+
+
+@pytest.fixture(scope="module")
+def hook_source(tmp_path_factory, hook_runner):
+    """This checkout as a committed repository, for a .pre-commit-config.yaml to name with
+    a rev (try-repo takes no args)."""
+    _, env = hook_runner
+    source = tmp_path_factory.mktemp("hook-source") / "fanout-lint"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
+    for command in (["git", "init", "-q"], ["git", "add", "--all"], ["git", "commit", "-q", "-m", "hook"]):
+        subprocess.run(command, cwd=source, env=env, check=True, capture_output=True)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, env=env, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    return str(source), rev
+
+
+def test_a_comment_only_commit_in_a_baselined_module_passes(tmp_path, hook_runner, hook_source):
+    _, env = hook_runner
+    source, rev = hook_source
+    repo = _repo(tmp_path / "repo", env)
+    module = os.path.join(repo, "modules", "worker")
+    os.makedirs(module)
+    with open(os.path.join(module, "main.tf"), "w", encoding="utf-8") as handle:
+        # alone, with its default, the module fires too, but as aws_sqs_queue.this of
+        # modules/worker: a finding the baseline does not know
+        handle.write(TIMEOUT_MODULE.replace("QUEUE", "this").replace("default = 3", "default = 60"))
+    os.makedirs(os.path.join(repo, "prod"))
+    with open(os.path.join(repo, "prod", "main.tf"), "w", encoding="utf-8") as handle:
+        handle.write('module "worker" {\n  source  = "../modules/worker"\n  timeout = 60\n}\n')
+    # the finding as the root sees it (module.worker...), recorded in the baseline
+    subprocess.run([sys.executable, "-m", "fanout_lint", ".", "--write-baseline", "baseline.json"],
+                   cwd=repo, env=env, check=True, capture_output=True)
+    with open(os.path.join(repo, ".pre-commit-config.yaml"), "w", encoding="utf-8") as handle:
+        handle.write(f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks:\n      - id: fanout-lint\n"
+                     "        args: [--baseline, baseline.json]\n")
+    with open(os.path.join(module, "main.tf"), "a", encoding="utf-8") as handle:
+        handle.write("# a comment-only change\n")
+    subprocess.run(["git", "add", "--all"], cwd=repo, env=env, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", "modules/worker/main.tf"],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
+    alone = subprocess.run([sys.executable, "-m", "fanout_lint", "modules/worker", "--baseline", "baseline.json"],
+                           cwd=repo, env=env, capture_output=True, text=True)
+    assert alone.returncode == 1 and "aws_sqs_queue.this" in alone.stdout  # what the hook used to do

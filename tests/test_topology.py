@@ -187,7 +187,7 @@ def test_focus_keeps_only_the_findings_it_draws(capsys, monkeypatch):
 def test_unknown_focus_is_an_error(capsys, monkeypatch):
     code, out, err = run(capsys, monkeypatch, FANOUT, "--focus", "NoSuchQueue")
     assert code == 2 and out == ""
-    assert err == "fanout-lint: error: no resource 'NoSuchQueue' in the topology\n"
+    assert err == "fanout-lint: error: no resource 'NoSuchQueue' in the topology (did you mean StockQueue?)\n"
 
 
 # -- exit codes and errors -----------------------------------------------------

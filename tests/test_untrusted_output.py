@@ -35,7 +35,7 @@ from fanout_lint.settings import Settings
 from fanout_lint.untrusted import clean
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CHECK_FORMATS = ("text", "json", "sarif", "github", "junit")
+CHECK_FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
 GRAPH_FORMATS = ("mermaid", "dot", "json", "markdown")
 # Control characters (all of C0 but the newline, DEL, C1), bidi and other invisible format
 # characters, line and paragraph separators, lone surrogates.
@@ -121,6 +121,7 @@ def run_every_format(capsys, paths: list[str], check_code: int,
         assert_safe(err)
         outputs[fmt], errors[fmt] = out, err
     json.loads(outputs["sarif"])
+    json.loads(outputs["gitlab"])
     ET.fromstring(outputs["junit"].split("\n", 1)[1])
     for fmt in GRAPH_FORMATS:
         code, out, err = run(capsys, "graph", "--format", fmt, *paths)
@@ -137,7 +138,7 @@ def assert_shown_everywhere(outputs: dict[str, str], shown: str) -> None:
     """``shown`` (the neutralised form of a name) appears in every format's output, under
     that format's own escaping only."""
     for fmt, out in outputs.items():
-        if fmt in ("json", "sarif", "graph-json"):
+        if fmt in ("json", "sarif", "graph-json", "gitlab"):
             out = json.dumps(json.loads(out), ensure_ascii=False)
             expected = json.dumps(shown, ensure_ascii=False)[1:-1]
         elif fmt == "junit":

@@ -1,8 +1,11 @@
 """``--format junit``: JUnit XML for GitLab, Jenkins and other CI test report views.
 
-One test suite per linted file; each finding is a failed test case named after the rule
-and resource; a file without findings has one passing case, so the report counts it;
-a file that could not be read or parsed is a test case with an ``<error>``.
+One test suite per linted file; each finding is a test case named after the rule and
+resource, failed when the finding is at or above the fail level (``--fail-on``) and
+passing, with the finding as its ``<system-out>``, when it is below it (it does not fail
+the run, so it fails no test); a file without findings has one passing case, so the
+report counts it; a file that could not be read or parsed is a test case with an
+``<error>``.
 
 ElementTree escapes markup; the records' text is already one printable line, and the
 characters XML 1.0 cannot hold at all are replaced as a last guard. Unlike the other
@@ -16,12 +19,14 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from fanout_lint.findings import Result
+from fanout_lint.findings import Result, Severity
 from fanout_lint.fingerprint import relative_path
+from fanout_lint.outcome import fails
 from fanout_lint.untrusted import clean
 
 
-def render(result: Result, root: str = ".") -> str:
+def render(result: Result, root: str = ".", fail_on: Severity | None = Severity.INFO) -> str:
+    """``fail_on``: the run's fail level; findings below it pass (None: every one passes)."""
     by_file: dict[str, list] = defaultdict(list)
     for f in result.findings:
         by_file[relative_path(f.loc.file, root)].append(("finding", f))
@@ -40,13 +45,17 @@ def render(result: Result, root: str = ".") -> str:
             ET.SubElement(suite, "testcase", name="no findings", classname=file, file=file)
         for kind, item in entries:
             if kind == "finding":
-                n_fail += 1
                 case = ET.SubElement(
                     suite, "testcase", name=f"{item.rule} {item.name}: {item.cdk_path or item.resource}",
                     classname=file, file=file, line=str(item.loc.line),
                 )
-                failure = ET.SubElement(case, "failure", message=item.message, type=item.severity.value)
-                failure.text = f"{file}:{item.loc.line}:{item.loc.column}: {item.rule} [{item.severity.value}] {item.message}"
+                text = f"{file}:{item.loc.line}:{item.loc.column}: {item.rule} [{item.severity.value}] {item.message}"
+                if fails(item, fail_on):
+                    n_fail += 1
+                    failure = ET.SubElement(case, "failure", message=item.message, type=item.severity.value)
+                    failure.text = text
+                else:
+                    ET.SubElement(case, "system-out").text = text
             else:
                 n_err += 1
                 case = ET.SubElement(suite, "testcase", name="load", classname=file, file=file)

@@ -21,6 +21,9 @@ from fanout_lint.report.topology import Topology
 # Mermaid (and so GitHub) refuses a diagram with 500 edges or 50,000 characters or more.
 MAX_DIAGRAM_EDGES = 499
 MAX_DIAGRAM_CHARS = 49_000
+# GitHub refuses a job summary over 1 MiB (and then shows none); the tables are cut to
+# stay below it with room to spare, and say how much they left out.
+MAX_SUMMARY_BYTES = 1_000_000
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
 
@@ -56,18 +59,40 @@ def rule_link(rule: str, name: str, docs: str) -> str:
     return f"[{rule} {name}]({docs}{name}.md)"
 
 
-def render(topology: Topology, docs: str = RULE_DOCS_URL) -> str:
+def render(topology: Topology, docs: str = RULE_DOCS_URL, limit: int = MAX_SUMMARY_BYTES) -> str:
+    """The summary, at most ``limit`` bytes of UTF-8: the findings table and the list of
+    files that could not be read are cut first, each with a line saying what was left out."""
     findings = topology.findings
     units = len(topology.clusters)
-    out = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
+    head = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
+    counts = _counts(findings, docs) + [""] if findings else []
+    diagram = _diagram(topology)
+    budget = limit - _size(head + counts + diagram) - 2_000  # the cut lines and table frames
+    errors: list[str] = []
     if topology.errors:
-        out += ["**Files that could not be read:**", ""]
-        out += [f"- {code(str(e))}" for e in topology.errors]
-        out.append("")
-    if findings:
-        out += _counts(findings, docs) + [""] + _table(findings, docs) + [""]
-    out += _diagram(topology)
-    return "\n".join(out) + "\n"
+        items = _fit([f"- {code(str(e))}" for e in topology.errors], budget // 4 if findings else budget,
+                     "files that could not be read")
+        errors = ["**Files that could not be read:**", "", *items, ""]
+        budget -= _size(errors)
+    table = _table(findings, docs, budget) + [""] if findings else []
+    return "\n".join(head + errors + counts + table + diagram) + "\n"
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line.encode("utf-8")) + 1 for line in lines)
+
+
+def _fit(lines: list[str], budget: int, what: str) -> list[str]:
+    """The first of ``lines`` that fit ``budget`` bytes, and a line counting the rest."""
+    kept, used = [], 0
+    for line in lines:
+        used += len(line.encode("utf-8")) + 1
+        if used > budget:
+            left = len(lines) - len(kept)
+            return kept + [f"- _... and {left:,} more {what}, left out to keep the summary under GitHub's "
+                           "1 MiB limit: see the job log or the SARIF report._"]
+        kept.append(line)
+    return kept
 
 
 def _headline(findings: tuple[Finding, ...]) -> str:
@@ -87,18 +112,25 @@ def _counts(findings: tuple[Finding, ...], docs: str) -> list[str]:
     return lines
 
 
-def _table(findings: tuple[Finding, ...], docs: str) -> list[str]:
+def _table(findings: tuple[Finding, ...], docs: str, budget: int = MAX_SUMMARY_BYTES) -> list[str]:
     lines = [
         "<details open><summary>Findings</summary>",
         "",
         "| Severity | Rule | Resource | Location | Message |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for f in findings:
+    used = _size(lines)
+    for shown, f in enumerate(findings):
         where = cell(f"{f.loc.file}:{f.loc.line}")
-        lines.append(
-            f"| {f.severity.value} | {rule_link(f.rule, f.name, docs)} | {cell(f.resource)} | {where} | {cell(f.message)} |"
-        )
+        row = f"| {f.severity.value} | {rule_link(f.rule, f.name, docs)} | {cell(f.resource)} | {where} | {cell(f.message)} |"
+        used += len(row.encode("utf-8")) + 1
+        if used > budget:
+            left = len(findings) - shown
+            lines += ["", f"_... and {left:,} more finding{'s' if left != 1 else ''} not shown, left out to keep "
+                          "the summary under GitHub's 1 MiB limit: the counts above include them; see the job "
+                          "log or the SARIF report._"]
+            break
+        lines.append(row)
     lines += ["", "</details>"]
     return lines
 

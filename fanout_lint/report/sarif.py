@@ -5,6 +5,12 @@ directory) under the ``%SRCROOT%`` base, which is what code scanning resolves ag
 checkout. Each result carries a ``partialFingerprints`` entry that ignores line numbers,
 so an alert follows its resource when lines move. A finding with a fix carries it as
 SARIF ``fixes`` (the replacements ``--fix`` would make), whether safe or not.
+
+The rules about who may write to a queue (FL302) and about messages lost without a trace
+(FL301, FL303) carry a ``security`` tag and a ``security-severity`` score, which code
+scanning ranks security alerts by. With ``--baseline``, every result has a
+``baselineState``: ``new``, or ``unchanged`` for a finding the baseline lists, which is
+carried as well, marked as suppressed by the baseline, rather than dropped.
 """
 
 from __future__ import annotations
@@ -24,14 +30,33 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT_BASE = "%SRCROOT%"
 FINGERPRINT_KEY = f"fanoutLint/{FINGERPRINT_VERSION}"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+# Code scanning's scale: 9.0 and above critical, 7.0 high, 4.0 medium. A queue any account
+# can fill is an injection path into the consumers; a delivery SNS cannot make loses
+# every message with no error anywhere.
+SECURITY_SEVERITY = {
+    "FL302": "8.0",  # queue-policy-without-source-arn: a foreign topic or account can write
+    "FL301": "7.0",  # queue-policy-missing: SNS cannot deliver; messages are dropped silently
+    "FL303": "7.0",  # the AWS-managed SQS key: SNS cannot encrypt; messages are dropped silently
+}
 
 
 def render(result: Result, rules: tuple[Rule, ...], severities: dict[str, Severity] | None = None,
-           root: str = ".", show_suppressed: bool = False) -> str:
-    """``rules``: the rules that ran; ``severities``: their effective severity by ID."""
+           root: str = ".", show_suppressed: bool = False, docs_url: str | None = None,
+           baseline_used: bool = False) -> str:
+    """``rules``: the rules that ran; ``severities``: their effective severity by ID;
+    ``docs_url``: where the rule pages are (default: this release's); ``baseline_used``:
+    the run had a baseline, so results carry ``baselineState``."""
     severities = severities or {}
     index = {rule.id: i for i, rule in enumerate(rules)}
     results = [_result(f, index, root) for f in result.findings]
+    if baseline_used:
+        for entry in results:
+            entry["baselineState"] = "new"
+        for f in result.in_baseline:
+            entry = _result(f, index, root)
+            entry["baselineState"] = "unchanged"
+            entry["suppressions"] = [{"kind": "external", "justification": "recorded in the baseline"}]
+            results.append(entry)
     if show_suppressed:
         for s in result.suppressed:
             entry = _result(s.finding, index, root)
@@ -46,7 +71,7 @@ def render(result: Result, rules: tuple[Rule, ...], severities: dict[str, Severi
             "name": "fanout-lint",
             "version": __version__,
             "informationUri": PROJECT_URL,
-            "rules": [_descriptor(rule, severities.get(rule.id, rule.severity)) for rule in rules],
+            "rules": [_descriptor(rule, severities.get(rule.id, rule.severity), docs_url) for rule in rules],
         }},
         "originalUriBaseIds": {ROOT_BASE: {"uri": pathlib.Path(root).resolve().as_uri().rstrip("/") + "/"}},
         "invocations": [{
@@ -60,19 +85,23 @@ def render(result: Result, rules: tuple[Rule, ...], severities: dict[str, Severi
     return json.dumps(document, indent=2) + "\n"
 
 
-def _descriptor(rule: Rule, severity: Severity) -> dict:
+def _descriptor(rule: Rule, severity: Severity, docs_url: str | None = None) -> dict:
     what = rule.section("What it does") or rule.summary
     why, fix = rule.section("Why is this bad?"), rule.section("How to fix")
-    text = "\n\n".join(part for part in (why, fix and "How to fix: " + fix, rule_url(rule.name)) if part)
+    url = rule_url(rule.name, docs_url)
+    text = "\n\n".join(part for part in (why, fix and "How to fix: " + fix, url) if part)
+    properties: dict = {"tags": ["aws", "fan-out"]}
+    if rule.id in SECURITY_SEVERITY:
+        properties = {"tags": ["aws", "fan-out", "security"], "security-severity": SECURITY_SEVERITY[rule.id]}
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _plain(what)},
         "help": {"text": _plain(text), "markdown": _dedent(rule.doc)},
-        "helpUri": rule_url(rule.name),
+        "helpUri": url,
         "defaultConfiguration": {"level": LEVELS[severity]},
-        "properties": {"tags": ["aws", "fan-out"]},
+        "properties": properties,
     }
 
 

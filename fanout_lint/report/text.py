@@ -20,8 +20,9 @@ _RESET = "\033[0m"
 _DIM = "\033[2m"
 
 
-def render(result: Result, colour: bool = False, unsafe_fixes: bool = False) -> str:
-    """``unsafe_fixes``: the run was given ``--unsafe-fixes``, so their findings are marked too."""
+def render(result: Result, colour: bool = False, unsafe_fixes: bool = False, quiet: bool = False) -> str:
+    """``unsafe_fixes``: the run was given ``--unsafe-fixes``, so their findings are marked too;
+    ``quiet``: the findings and errors only, without the summary line."""
     lines = [str(error) for error in result.errors]
     for f in result.findings:
         severity = f"[{f.severity.value}]"
@@ -33,8 +34,9 @@ def render(result: Result, colour: bool = False, unsafe_fixes: bool = False) -> 
             where = f"\033[1m{where}{_RESET}"
             resource = f"{_DIM}{resource}{_RESET}"
         lines.append(f"{where}: {rule} {severity} {f.message} ({resource})")
-    lines.append(summary(result, unsafe_fixes))
-    return "\n".join(lines) + "\n"
+    if not quiet:
+        lines.append(summary(result, unsafe_fixes))
+    return "".join(line + "\n" for line in lines)
 
 
 def _fixable(finding, unsafe_fixes: bool) -> bool:

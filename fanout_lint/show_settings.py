@@ -1,0 +1,69 @@
+"""What a configuration makes of the rules: ``fanout-lint rules`` and ``check --show-settings``.
+
+Both read the same resolved ``Settings`` the check would run with, so what they print is
+what a run does: which rules are on, at which severity, with which options, and which
+file said so.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fanout_lint.rule import Rule
+from fanout_lint.settings import Settings, enabled_rules, options_for, rule_names, severity_for
+
+
+def rule_rows(rules: tuple[Rule, ...], settings: Settings) -> list[dict]:
+    on = {rule.id for rule in enabled_rules(rules, settings)}
+    rows = []
+    for rule in rules:
+        row = {"id": rule.id, "name": rule.name, "severity": severity_for(rule, settings).value,
+               "default_severity": rule.severity.value, "enabled": rule.id in on,
+               "options": options_for(rule, settings), "summary": rule.summary}
+        former = rule_names(rule)[1:]
+        if former:
+            row["former_names"] = list(former)
+        rows.append(row)
+    return rows
+
+
+def render_rules(rules: tuple[Rule, ...], settings: Settings, fmt: str) -> str:
+    rows = rule_rows(rules, settings)
+    if fmt == "json":
+        return json.dumps(rows, indent=2, default=_plain) + "\n"
+    width = max(len(r["name"]) for r in rows)
+    lines = []
+    for r in rows:
+        state = "on " if r["enabled"] else "off"
+        lines.append(f"{r['id']}  {r['name']:<{width}}  {r['severity']:<7}  {state}  {r['summary']}")
+    return "\n".join(lines) + "\n"
+
+
+def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: str | None, root: str,
+                    docs_url: str) -> str:
+    fail_on = settings.fail_on.value if settings.fail_on is not None else "none"
+    lines = [
+        f"configuration: {config_path or '(none found; defaults)'}",
+        f"repo-root: {root}",
+        f"fail-on: {fail_on}",
+        f"select: {_list(settings.select) or '(all rules)'}",
+        f"ignore: {_list(settings.ignore) or '(none)'}",
+        f"exclude: {_list(settings.exclude) or '(none)'}",
+        f"docs-url: {docs_url}",
+        "rules:",
+    ]
+    for row in rule_rows(rules, settings):
+        options = " ".join(f"{k}={_plain(v)}" for k, v in row["options"].items())
+        state = "on " if row["enabled"] else "off"
+        lines.append(f"  {row['id']}  {row['name']}  {row['severity']}  {state}" + (f"  {options}" if options else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _list(values: tuple[str, ...]) -> str:
+    return ", ".join(values)
+
+
+def _plain(value):
+    if isinstance(value, (set, frozenset, tuple)):
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    return value

@@ -1,0 +1,64 @@
+"""A foreign ``hcl2`` module (checkov's bc-python-hcl2 installed over python-hcl2) is named
+in one line, and the rest of the run is linted; a real process, as a CI job runs it."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _shadowing_site(site) -> None:
+    """A site directory holding what bc-python-hcl2 installs: a module named hcl2 of its own."""
+    files = {
+        "hcl2/__init__.py": b'"""A fork of python-hcl2 with the same module name."""\n',
+        "hcl2/api.py": b"def load(file):\n    raise NotImplementedError\n",
+    }
+    info = site / "bc_python_hcl2-0.4.3.dist-info"
+    (site / "hcl2").mkdir(parents=True)
+    info.mkdir()
+    for name, data in files.items():
+        (site / name).write_bytes(data)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bc-python-hcl2\nVersion: 0.4.3\n", encoding="utf-8")
+    (info / "top_level.txt").write_text("hcl2\n", encoding="utf-8")
+    record = [f"{name},{_record_hash(data)},{len(data)}" for name, data in files.items()]
+    record += ["bc_python_hcl2-0.4.3.dist-info/METADATA,,", "bc_python_hcl2-0.4.3.dist-info/RECORD,,"]
+    (info / "RECORD").write_text("\n".join(record) + "\n", encoding="utf-8")
+
+
+def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(tmp_path):
+    site = tmp_path / "site"
+    _shadowing_site(site)
+    work = tmp_path / "repo"
+    for name in ("orders", "billing"):
+        shutil.copytree(os.path.join(FIXTURES, "tf_fires"), work / name)
+    shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), work / "stack.yaml")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    done = subprocess.run([sys.executable, "-m", "fanout_lint", "."], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=120)
+    lines = (done.stdout + done.stderr).splitlines()
+    assert done.returncode == 2, lines
+    (problem,) = [line for line in lines if "hcl2" in line]
+    assert problem.startswith("billing: error: 2 Terraform directories not linted: the module hcl2 installed "
+                              "here is bc-python-hcl2 0.4.3's, not python-hcl2's"), problem
+    assert "pipx install fanout-lint" in problem and "internal error" not in done.stdout + done.stderr
+    assert any(line.startswith("stack.yaml:5:3: FL201 [error]") for line in lines)  # the template is linted
+
+
+def test_without_a_shadow_the_parser_loads(tmp_path):
+    from fanout_lint.discover import Candidate
+    from fanout_lint.hcl_parser import parser_problem, shadowing_distribution
+
+    assert shadowing_distribution() is None
+    candidates = [Candidate("infra", "terraform"), Candidate("stack.yaml", "cloudformation")]
+    assert parser_problem(candidates) == (candidates, [])
