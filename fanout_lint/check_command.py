@@ -35,6 +35,9 @@ def add_arguments(check) -> None:
                        help="record the current findings in FILE and exit 0 (unless a file could not be linted)")
     check.add_argument("--show-suppressed", action="store_true",
                        help="also list findings hidden by inline suppressions, with their reasons")
+    check.add_argument("--no-cache", action="store_true",
+                       help="parse every file, and neither read nor write the cache of parsed Terraform files "
+                            "(off in CI anyway; it lives in $XDG_CACHE_HOME/fanout-lint)")
 
 
 def settings_for(args, rules: tuple[Rule, ...], split) -> Settings | None:

@@ -212,6 +212,9 @@ def _check(args) -> int:
         return EXIT_ERROR
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
+    from fanout_lint.parse_cache import open_cache
+
+    settings = dataclasses.replace(settings, cache=open_cache(os.environ, disabled=args.no_cache))
     result = lint_paths(args.paths, rules, settings, keep_graphs=args.format == "junit")
     return finish(result, args, rules, settings, colour=_colour(args.color))
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fanout_lint.findings import Severity
+from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
 
 
@@ -20,6 +21,7 @@ class Settings:
     fail_on: Severity = Severity.WARNING
     jobs: int | None = None
     today: datetime.date | None = None  # when inline suppressions expire; None means the real today
+    cache: ParseCache | None = None  # parsed files kept between runs; None: parse everything
 
 
 def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:

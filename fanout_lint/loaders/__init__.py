@@ -7,17 +7,19 @@ from fanout_lint.findings import LoadError
 from fanout_lint.loaders.cfn_template import is_template
 from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
+from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import read_bounded
 
 # Words one of which every template (or plan) contains; other files are not parsed.
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
 
 
-def load_candidate(candidate: Candidate) -> tuple[list[Graph], list[LoadError]]:
+def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
+    """``cache``: parsed files from earlier runs, or None (``--no-cache``, CI)."""
     if candidate.kind == "terraform":
         from fanout_lint.loaders.terraform import load_terraform_dir  # HCL parser only when needed
 
-        return load_terraform_dir(candidate.path)
+        return load_terraform_dir(candidate.path, cache)
     return _load_file(candidate.path)
 
 

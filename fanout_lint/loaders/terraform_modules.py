@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.findings import LoadError
@@ -36,8 +36,10 @@ from fanout_lint.loaders.hcl_syntax import (
     ObjectExpr,
     parse_hcl,
 )
+from fanout_lint.loaders.hcl_parser import syntax_fingerprint
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
+from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
 
 MAX_MODULE_DEPTH = 16
@@ -80,10 +82,11 @@ class UnitState:
     # resources that read each other's arguments would otherwise evaluate them again for
     # every path that reaches them
     configured: dict = field(default_factory=dict)
+    cache: ParseCache | None = None  # parsed files from earlier runs (parse_cache.py)
 
 
-def load_unit(path: str) -> tuple[UnitState, "Module | None"]:
-    unit = UnitState(path)
+def load_unit(path: str, cache: ParseCache | None = None) -> tuple[UnitState, "Module | None"]:
+    unit = UnitState(path, cache=cache)
     files = _read_dir(unit, path, root=True)
     tfvars = _read_tfvars(unit, path)
     if unit.incomplete:
@@ -114,7 +117,7 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
         return None
     try:
         text = decode(data)
-        hcl = parse_hcl(text, file)
+        hcl = _parsed(unit.cache, data, text, file)
     except (ParseError, HclError) as exc:
         text = data.decode("utf-8", errors="replace")
         message = exc.message
@@ -127,6 +130,20 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
     unit.comments[file] = {c.line: c.text for c in hcl.comments}
     if file.endswith(".tf"):
         unit.texts[file] = text
+    return hcl
+
+
+def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclFile:
+    """``parse_hcl(text, file)``, or what it gave for the same bytes in an earlier run.
+    Files that do not parse are not stored: they are parsed again, to say why."""
+    if cache is None:
+        return parse_hcl(text, file)
+    namespace = "hcl-" + syntax_fingerprint()
+    hit = cache.get(namespace, data)
+    if isinstance(hit, HclFile):
+        return replace(hit, path=file)  # the same bytes may be another file's
+    hcl = parse_hcl(text, file)
+    cache.put(namespace, data, hcl)
     return hcl
 
 
