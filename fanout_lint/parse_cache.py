@@ -1,14 +1,16 @@
-"""Parsed files kept between runs, found by the hash of their bytes.
+"""Parsed files kept within a run and between runs, found by the hash of their bytes.
 
-A pre-commit run on one changed ``.tf`` file lints its whole directory; with this cache
-only the changed file is parsed again. Entries live in the user's cache directory
+Within a run, a local module called from several places is parsed once, not once per
+call. A pre-commit run on one changed ``.tf`` file lints its whole directory; with the
+cache directory only the changed file is parsed again. Entries live in the user's cache directory
 (``$XDG_CACHE_HOME/fanout-lint``, by default ``~/.cache/fanout-lint``), which is safe to
 delete at any time. They are pickles, and a pickle is only as good as the code that reads
 it, so entries are never shared across versions: each lives under a directory named for
 everything the parsed value depends on (``namespace``: this package's version, Python's,
 the grammar, Lark, the module that shapes the tree), and a run reads only its own.
 Anything wrong with an entry (missing, truncated, unreadable, of another type) is a miss;
-a cache that cannot be written is no cache, never a failed run.
+a directory that cannot be written is no cache, never a failed run. ``--no-cache`` and
+CI (``CI=true``) keep only the memory part: nothing is read from or written to disk.
 
 The cache is bounded: entries are spread over ``SHARDS`` directories by their hash, and
 writing one trims its shard to ``MAX_BYTES / SHARDS``, least recently used first (a hit
@@ -19,9 +21,10 @@ namespace removes the others.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import OrderedDict
 
-MAX_BYTES = 64 * 1024 * 1024
+MAX_BYTES = 64 * 1024 * 1024  # on disk
+MEMORY_BYTES = 4 * 1024 * 1024  # of source text, in memory (see ParseCache)
 SHARDS = 16  # by the first hex digit of the hash
 _PREFIX = "v-"  # namespace directories; nothing else under the root is touched
 
@@ -40,17 +43,70 @@ def in_ci(environ) -> bool:
     return environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-@dataclass(frozen=True)
 class ParseCache:
-    """A cache directory (passed to the loaders; picklable for worker processes)."""
+    """Parsed files of this run in memory, and of earlier runs in ``root`` (None: none).
 
-    root: str
+    Within a run the same file is often loaded many times: a module called from several
+    places, or from each of a repository's examples, is read once per call. The memory
+    part keeps the most recently parsed files, at most ``MEMORY_BYTES`` of their text
+    (parsed, a file holds about 65 times its size: the bound of one unit's files, see
+    ``regular_files.HCL_UNIT_BYTES``). Passed to the loaders through the settings; a
+    worker process gets its own, empty.
+    """
+
+    def __init__(self, root: str | None = None):
+        self.root = root
+        self._memory: OrderedDict = OrderedDict()  # (namespace, digest) -> (size, value)
+        self._memory_bytes = 0
+
+    def __repr__(self) -> str:
+        return f"ParseCache({self.root!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ParseCache) and other.root == self.root
+
+    __hash__ = None
+
+    def __getstate__(self) -> dict:
+        return {"root": self.root}  # the memory stays in this process
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["root"])
 
     def get(self, namespace: str, data: bytes):
         """The value stored for ``data`` in ``namespace``, or None."""
+        digest = _digest(data)
+        kept = self._memory.get((namespace, digest))
+        if kept is not None:
+            self._memory.move_to_end((namespace, digest))
+            return kept[1]
+        if self.root is None:
+            return None
+        value = self._read(self._entry(namespace, digest))
+        if value is not None:
+            self._remember(namespace, digest, len(data), value)
+        return value
+
+    def put(self, namespace: str, data: bytes, value) -> None:
+        """Store ``value`` for ``data``; silently only in memory when the directory cannot
+        be written."""
+        digest = _digest(data)
+        self._remember(namespace, digest, len(data), value)
+        if self.root is not None:
+            self._write(namespace, self._entry(namespace, digest), value)
+
+    def _remember(self, namespace: str, digest: str, size: int, value) -> None:
+        if size > MEMORY_BYTES:
+            return
+        self._memory[(namespace, digest)] = (size, value)
+        self._memory_bytes += size
+        while self._memory_bytes > MEMORY_BYTES:
+            _, (dropped, _) = self._memory.popitem(last=False)
+            self._memory_bytes -= dropped
+
+    def _read(self, path: str):
         import pickle
 
-        path = self._entry(namespace, data)
         try:
             with open(path, "rb") as handle:
                 value = pickle.load(handle)
@@ -65,11 +121,9 @@ class ParseCache:
             pass
         return value
 
-    def put(self, namespace: str, data: bytes, value) -> None:
-        """Store ``value`` for ``data``; silently nothing when the cache cannot be written."""
+    def _write(self, namespace: str, path: str, value) -> None:
         import pickle
 
-        path = self._entry(namespace, data)
         shard = os.path.dirname(path)
         try:
             payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -77,23 +131,20 @@ class ParseCache:
             return
         if len(payload) > MAX_BYTES // SHARDS:
             return
+        temporary = f"{path}.{os.getpid()}.tmp"
         try:
             if not os.path.isdir(shard):
                 self._new_namespace(namespace)
                 os.makedirs(shard, exist_ok=True)
-            temporary = f"{path}.{os.getpid()}.tmp"
             with open(temporary, "wb") as handle:
                 handle.write(payload)
             os.replace(temporary, path)  # readers see a whole entry or none
         except OSError:
-            _remove(f"{path}.{os.getpid()}.tmp")
+            _remove(temporary)
             return
         _trim(shard, MAX_BYTES // SHARDS)
 
-    def _entry(self, namespace: str, data: bytes) -> str:
-        import hashlib
-
-        digest = hashlib.sha256(data).hexdigest()
+    def _entry(self, namespace: str, digest: str) -> str:
         return os.path.join(self.root, _PREFIX + namespace, digest[0], digest[1:])
 
     def _new_namespace(self, namespace: str) -> None:
@@ -109,11 +160,17 @@ class ParseCache:
                 shutil.rmtree(os.path.join(self.root, name), ignore_errors=True)
 
 
-def open_cache(environ, disabled: bool = False) -> ParseCache | None:
-    """The run's cache: None with ``--no-cache`` and in CI."""
+def open_cache(environ, disabled: bool = False) -> ParseCache:
+    """The run's cache: in memory only with ``--no-cache`` and in CI."""
     if disabled or in_ci(environ):
-        return None
+        return ParseCache(None)
     return ParseCache(user_cache_dir(environ))
+
+
+def _digest(data: bytes) -> str:
+    import hashlib  # OpenSSL: only when there is something to look up
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def _trim(shard: str, limit: int) -> None:

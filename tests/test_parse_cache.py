@@ -133,8 +133,38 @@ def test_no_cache_and_ci_write_nothing(tmp_path, capsys, cache_home, monkeypatch
     monkeypatch.setenv("CI", "true")
     _run(capsys, str(unit))
     assert not cache_home.exists()
-    assert open_cache({"CI": "true"}) is None
+    assert open_cache({"CI": "true"}) == ParseCache(None)
     assert open_cache({"CI": "false", "XDG_CACHE_HOME": "/x"}) == ParseCache("/x/fanout-lint")
+
+
+def test_a_module_called_many_times_is_parsed_once(tmp_path, capsys, monkeypatch):
+    unit = _unit(tmp_path, {"main.tf": "".join(
+        f'module "m{i}" {{\n  source = "./mod"\n}}\n' for i in range(5))})
+    (unit / "mod").mkdir()
+    (unit / "mod" / "queue.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "q"\n}\n')
+    parsed = []
+
+    def counting(text, path):
+        parsed.append(os.path.relpath(path, unit))
+        return parse_hcl(text, path)
+
+    monkeypatch.setattr(terraform_modules, "parse_hcl", counting)
+    _, out = _run(capsys, "--no-cache", str(unit))
+    assert sorted(parsed) == ["main.tf", os.path.join("mod", "queue.tf")]
+    assert out.count("module.m4.aws_sqs_queue.q") == out.count("module.m0.aws_sqs_queue.q")
+
+
+def test_memory_is_bounded(monkeypatch):
+    monkeypatch.setattr("fanout_lint.parse_cache.MEMORY_BYTES", 100)
+    cache = ParseCache(None)
+    for index in range(10):
+        cache.put("n", bytes([index]) * 30, index)
+    assert cache.get("n", bytes([9]) * 30) == 9 and cache.get("n", bytes([7]) * 30) == 7
+    assert cache.get("n", bytes([6]) * 30) is None  # the oldest were dropped
+    assert cache._memory_bytes <= 100
+    import pickle
+
+    assert pickle.loads(pickle.dumps(cache))._memory_bytes == 0  # a worker starts empty
 
 
 def test_the_cache_directory_follows_xdg():
@@ -145,8 +175,8 @@ def test_the_cache_directory_follows_xdg():
 
 
 def test_entries_of_another_version_are_never_read_and_are_removed(tmp_path):
+    ParseCache(str(tmp_path)).put("old", b"bytes", "from an older version")
     cache = ParseCache(str(tmp_path))
-    cache.put("old", b"bytes", "from an older version")
     assert cache.get("new", b"bytes") is None
     cache.put("new", b"bytes", "current")
     assert cache.get("new", b"bytes") == "current"
@@ -184,4 +214,4 @@ def test_the_cache_stays_bounded(tmp_path, monkeypatch):
     total = sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file())
     assert total <= 16 * 1024
     cache.put("n", b"too large", "x" * 4096)  # larger than a shard: not stored
-    assert cache.get("n", b"too large") is None
+    assert ParseCache(str(tmp_path)).get("n", b"too large") is None
