@@ -21,6 +21,8 @@ from fanout_lint.rule import Rule
 
 @dataclass
 class Applied:
+    """Findings after inline suppressions: those kept, those hidden, and notices."""
+
     kept: list[Finding] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)

@@ -13,6 +13,8 @@ from fanout_lint.rule import Rule
 
 @dataclass(frozen=True)
 class Settings:
+    """What a run is asked to do (from the configuration and the flags)."""
+
     select: tuple[str, ...] = ()  # IDs or names; empty means all rules
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # rule ID -> severity
