@@ -398,6 +398,36 @@ def generate_repo(
     return written
 
 
+def terraform_directory(path: str, files: int, resources: int, seed: int = 0, flaw_rate: float = 0.2) -> list[str]:
+    """One Terraform unit of about ``resources`` resources spread over ``files`` files
+    (``part00.tf`` ..., and ``variables.tf``), as a repository's larger directories are.
+    Returns the files written."""
+    rng = random.Random(seed)
+    cells = topology(rng, resources, flaw_rate)
+    os.makedirs(path, exist_ok=True)
+    parts = max(1, files - 1)
+    written = []
+    variables = terraform_files([])["variables.tf"]
+    for index in range(parts):
+        group = cells[index::parts]
+        if not group:
+            continue
+        texts = terraform_files(group)
+        text = texts["messaging.tf"] + "\n" + texts["compute.tf"]
+        if files == 1:
+            text += "\n" + variables
+        written.append(_write(os.path.join(path, f"part{index:02d}.tf"), text))
+    if files > 1:
+        written.append(_write(os.path.join(path, "variables.tf"), variables))
+    return written
+
+
+def _write(path: str, text: str) -> str:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
+
+
 def unit_files(units: list[Unit]) -> list[str]:
     """Every file of the units: templates, and the ``.tf`` files of Terraform directories."""
     files = []
