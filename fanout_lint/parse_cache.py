@@ -56,7 +56,7 @@ class ParseCache:
 
     def __init__(self, root: str | None = None):
         self.root = root
-        self._memory: OrderedDict = OrderedDict()  # (namespace, digest) -> (size, value)
+        self._memory: OrderedDict = OrderedDict()  # (kind, bytes) -> value
         self._memory_bytes = 0
 
     def __repr__(self) -> str:
@@ -73,36 +73,39 @@ class ParseCache:
     def __setstate__(self, state: dict) -> None:
         self.__init__(state["root"])
 
-    def get(self, namespace: str, data: bytes):
-        """The value stored for ``data`` in ``namespace``, or None."""
-        digest = _digest(data)
-        kept = self._memory.get((namespace, digest))
+    def get(self, kind: str, data: bytes, version):
+        """The value stored for ``data`` (of ``kind``, say "hcl"), or None. ``version()``
+        names what the value depends on (see the module's docstring); it is asked only
+        when the directory is read, as is the hash of ``data``: a run without a directory
+        needs neither (OpenSSL alone takes milliseconds to load)."""
+        kept = self._memory.get((kind, data))
         if kept is not None:
-            self._memory.move_to_end((namespace, digest))
-            return kept[1]
+            self._memory.move_to_end((kind, data))
+            return kept
         if self.root is None:
             return None
-        value = self._read(self._entry(namespace, digest))
+        value = self._read(self._entry(f"{kind}-{version()}", data))
         if value is not None:
-            self._remember(namespace, digest, len(data), value)
+            self._remember(kind, data, value)
         return value
 
-    def put(self, namespace: str, data: bytes, value) -> None:
-        """Store ``value`` for ``data``; silently only in memory when the directory cannot
-        be written."""
-        digest = _digest(data)
-        self._remember(namespace, digest, len(data), value)
+    def put(self, kind: str, data: bytes, version, value) -> None:
+        """Store ``value`` for ``data``; only in memory when the directory cannot be
+        written."""
+        self._remember(kind, data, value)
         if self.root is not None:
-            self._write(namespace, self._entry(namespace, digest), value)
+            namespace = f"{kind}-{version()}"
+            self._write(namespace, self._entry(namespace, data), value)
 
-    def _remember(self, namespace: str, digest: str, size: int, value) -> None:
+    def _remember(self, kind: str, data: bytes, value) -> None:
+        size = len(data)
         if size > MEMORY_BYTES:
             return
-        self._memory[(namespace, digest)] = (size, value)
+        self._memory[(kind, data)] = value  # the bytes are the key: hashed once, by Python
         self._memory_bytes += size
         while self._memory_bytes > MEMORY_BYTES:
-            _, (dropped, _) = self._memory.popitem(last=False)
-            self._memory_bytes -= dropped
+            (_, dropped), _ = self._memory.popitem(last=False)
+            self._memory_bytes -= len(dropped)
 
     def _read(self, path: str):
         import pickle
@@ -144,7 +147,8 @@ class ParseCache:
             return
         _trim(shard, MAX_BYTES // SHARDS)
 
-    def _entry(self, namespace: str, digest: str) -> str:
+    def _entry(self, namespace: str, data: bytes) -> str:
+        digest = _digest(data)
         return os.path.join(self.root, _PREFIX + namespace, digest[0], digest[1:])
 
     def _new_namespace(self, namespace: str) -> None:

@@ -157,10 +157,13 @@ def test_a_module_called_many_times_is_parsed_once(tmp_path, capsys, monkeypatch
 def test_memory_is_bounded(monkeypatch):
     monkeypatch.setattr("fanout_lint.parse_cache.MEMORY_BYTES", 100)
     cache = ParseCache(None)
+    def unused():
+        raise AssertionError("no directory: no version needed")
+
     for index in range(10):
-        cache.put("n", bytes([index]) * 30, index)
-    assert cache.get("n", bytes([9]) * 30) == 9 and cache.get("n", bytes([7]) * 30) == 7
-    assert cache.get("n", bytes([6]) * 30) is None  # the oldest were dropped
+        cache.put("n", bytes([index]) * 30, unused, index)
+    assert cache.get("n", bytes([9]) * 30, unused) == 9 and cache.get("n", bytes([7]) * 30, unused) == 7
+    assert cache.get("n", bytes([6]) * 30, unused) is None  # the oldest were dropped
     assert cache._memory_bytes <= 100
     import pickle
 
@@ -175,12 +178,12 @@ def test_the_cache_directory_follows_xdg():
 
 
 def test_entries_of_another_version_are_never_read_and_are_removed(tmp_path):
-    ParseCache(str(tmp_path)).put("old", b"bytes", "from an older version")
+    ParseCache(str(tmp_path)).put("hcl", b"bytes", lambda: "old", "from an older version")
     cache = ParseCache(str(tmp_path))
-    assert cache.get("new", b"bytes") is None
-    cache.put("new", b"bytes", "current")
-    assert cache.get("new", b"bytes") == "current"
-    assert sorted(os.listdir(tmp_path)) == ["v-new"]
+    assert cache.get("hcl", b"bytes", lambda: "new") is None
+    cache.put("hcl", b"bytes", lambda: "new", "current")
+    assert ParseCache(str(tmp_path)).get("hcl", b"bytes", lambda: "new") == "current"
+    assert sorted(os.listdir(tmp_path)) == ["v-hcl-new"]
 
 
 def test_the_namespace_changes_with_what_the_parse_depends_on(monkeypatch):
@@ -210,8 +213,8 @@ def test_the_cache_stays_bounded(tmp_path, monkeypatch):
     monkeypatch.setattr("fanout_lint.parse_cache.MAX_BYTES", 16 * 1024)  # 1 KiB a shard
     cache = ParseCache(str(tmp_path))
     for index in range(200):
-        cache.put("n", str(index).encode(), "x" * 200)
+        cache.put("n", str(index).encode(), lambda: "v", "x" * 200)
     total = sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file())
     assert total <= 16 * 1024
-    cache.put("n", b"too large", "x" * 4096)  # larger than a shard: not stored
-    assert ParseCache(str(tmp_path)).get("n", b"too large") is None
+    cache.put("n", b"too large", lambda: "v", "x" * 4096)  # larger than a shard: not stored
+    assert ParseCache(str(tmp_path)).get("n", b"too large", lambda: "v") is None

@@ -21,7 +21,6 @@ in the user's cache directory.
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import os
 import sys
@@ -88,6 +87,8 @@ def syntax_fingerprint() -> str:
     """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
     this package's version and the source of the module that shapes the tree. Computed
     without importing Lark, so that a run whose files are all cached never loads it."""
+    import hashlib  # OpenSSL: only when the cache directory is used
+
     digest = hashlib.sha256()
     digest.update(f"{__version__}\0{sys.implementation.name}\0{sys.version}\0".encode())
     digest.update(grammar_text().encode())

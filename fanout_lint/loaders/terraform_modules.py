@@ -138,12 +138,11 @@ def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclF
     Files that do not parse are not stored: they are parsed again, to say why."""
     if cache is None:
         return parse_hcl(text, file)
-    namespace = "hcl-" + syntax_fingerprint()
-    hit = cache.get(namespace, data)
+    hit = cache.get("hcl", data, syntax_fingerprint)
     if isinstance(hit, HclFile):
         return replace(hit, path=file)  # the same bytes may be another file's
     hcl = parse_hcl(text, file)
-    cache.put(namespace, data, hcl)
+    cache.put("hcl", data, syntax_fingerprint, hcl)
     return hcl
 
 
