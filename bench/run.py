@@ -48,6 +48,7 @@ class Scenario:
     # directory, the others cached; "tf-file": one Terraform file; "corpus": a real corpus
     kind: str = "repo"
     series: str | None = None  # rows of one growth series (one unit, growing)
+    files: int = 1  # "tf-file": the unit's files (a .tf file may hold at most 512 KiB)
 
 
 FULL = (
@@ -74,13 +75,13 @@ FULL += (
              kind="precommit"),
     Scenario("200 Terraform units", 200, (10, 60), ("tf",), cfn_lint_runs=0),
 )
-# Growth: one unit of each format at 500, 1,000, 5,000 and 10,000 resources; the marginal
-# cost per resource at N is (t(N) - t(M)) / (N - M), M the size before N (so N/2 at 1,000
-# and 10,000).
-GROWTH_SIZES = (500, 1000, 5000, 10000)
+# Growth: one unit of each format at 500 to 10,000 resources; the marginal cost per
+# resource between two sizes is the difference of their times over the difference of their
+# resources (Terraform spread over files of 250 resources: one file may hold 512 KiB).
+GROWTH_SIZES = (500, 1000, 2000, 5000, 10000)
 GROWTH = tuple(
     Scenario(f"growth: 1 {label} unit of {size:,} resources", 1, size, (fmt,), cfn_lint_runs=0,
-             kind="tf-file" if fmt == "tf" else "repo", series=label)
+             kind="tf-file" if fmt == "tf" else "repo", series=label, files=max(1, size // 250))
     for fmt, label in (("yaml", "YAML"), ("json", "JSON"), ("tf", "Terraform"))
     for size in GROWTH_SIZES
 )
@@ -181,7 +182,7 @@ def run_scenario(
         targets, files, cfn_files = corpus_units(corpus, scenario.formats)
         resources = 0
     elif scenario.kind == "tf-file":
-        files = terraform_directory(root, 1, scenario.resources, seed=seed, flaw_rate=scenario.flaw_rate)
+        files = terraform_directory(root, scenario.files, scenario.resources, seed=seed, flaw_rate=scenario.flaw_rate)
         targets, cfn_files = [root], []
         resources = sum(_count_resources(f) for f in files)
     else:
