@@ -325,8 +325,8 @@ def table(rows: list[Row]) -> str:
 
 
 def growth_table(rows: list[Row]) -> str:
-    """Marginal cost per resource of one growing unit, whole process: (t(N) - t(M)) / (N - M)
-    for the size M measured before N."""
+    """Marginal cost per resource of one growing unit, whole process: between two sizes,
+    the difference of their times over the difference of their resources."""
     series: dict[str, dict[int, Row]] = {}
     for row in rows:
         if row.scenario.series:
@@ -334,20 +334,20 @@ def growth_table(rows: list[Row]) -> str:
     if not series:
         return ""
     lines = [
-        "| unit | resources | fanout-lint s (-j 1) | marginal µs a resource | fair floor s | floor marginal µs |",
+        "| unit | resources | fanout-lint s (-j 1) | fair floor s | marginal µs a resource, from the size before "
+        "| floor's marginal µs |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for name, by_size in series.items():
         sizes = sorted(by_size)
         for index, size in enumerate(sizes):
             row = by_size[size]
-            half = sizes[index - 1] if index else None
             marginal = floor_marginal = ""
-            if half is not None:
-                base = by_size[half]
-                marginal = f"{1e6 * (row.fanout.seconds - base.fanout.seconds) / (size - half):.0f}"
-                floor_marginal = f"{1e6 * (row.floor.seconds - base.floor.seconds) / (size - half):.0f}"
-            lines.append(f"| {name} | {size:,} | {row.fanout.seconds:.3f} | {marginal} | {row.floor.seconds:.3f} "
+            if index:
+                base = by_size[sizes[index - 1]]
+                marginal = f"{1e6 * (row.fanout.seconds - base.fanout.seconds) / (size - sizes[index - 1]):.0f}"
+                floor_marginal = f"{1e6 * (row.floor.seconds - base.floor.seconds) / (size - sizes[index - 1]):.0f}"
+            lines.append(f"| {name} | {size:,} | {row.fanout.seconds:.3f} | {row.floor.seconds:.3f} | {marginal} "
                          f"| {floor_marginal} |")
     return "\n".join(lines) + "\n"
 
