@@ -127,30 +127,40 @@ def child_env(workdir: str) -> dict:
 
 
 def measure(argv: list[str], runs: int, cwd: str, env: dict | None = None, before=None) -> Measure:
-    """Run ``argv`` ``runs`` times; wall time and the child's peak RSS each time.
+    """Run ``argv`` ``runs`` times; wall time and the child's peak RSS each time."""
+    return measure_together([argv], runs, cwd, env, before)[0]
+
+
+def measure_together(commands: list[list[str]], runs: int, cwd: str, env: dict | None = None,
+                     before=None) -> list[Measure]:
+    """Run each command ``runs`` times, taking turns (the first, the second, ..., then the
+    first again), so that the load of a shared machine falls on all of them alike and
+    their ratios hold even when the absolute times drift. ``before(run)`` is called,
+    untimed, before each command's run.
 
     Linux starts a child's peak RSS at its parent's size when it forks, and this harness
     grows while it generates templates; so the child is started from the small
     ``/usr/bin/time`` process when there is one, which reports the peak itself."""
-    result = Measure()
+    results = [Measure() for _ in commands]
     report = os.path.join(cwd, "rss.txt")
     use_time = os.path.exists(TIME)
     for run in range(runs):
-        if before is not None:
-            before(run)  # untimed: what the run must find changed
-        command = [TIME, "-f", "%M", "-o", report, *argv] if use_time else argv
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        result.wall.append(time.perf_counter() - start)
-        proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
-        rss = usage.ru_maxrss  # KiB on Linux
-        if use_time:
-            with open(report, encoding="utf-8") as handle:
-                rss = int(handle.read().split()[-1])
-        result.rss_kib.append(rss)
-        result.exit_codes.add(proc.returncode)
-    return result
+        for argv, result in zip(commands, results):
+            if before is not None:
+                before(run)  # untimed: what the run must find changed
+            command = [TIME, "-f", "%M", "-o", report, *argv] if use_time else argv
+            start = time.perf_counter()
+            proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            result.wall.append(time.perf_counter() - start)
+            proc.returncode = os.waitstatus_to_exitcode(status)  # so Popen does not wait again
+            rss = usage.ru_maxrss  # KiB on Linux
+            if use_time:
+                with open(report, encoding="utf-8") as handle:
+                    rss = int(handle.read().split()[-1])
+            result.rss_kib.append(rss)
+            result.exit_codes.add(proc.returncode)
+    return results
 
 
 def _tool(name: str) -> str | None:
@@ -198,12 +208,17 @@ def run_scenario(
     python = sys.executable
     fanout = [_tool("fanout-lint"), "--format", "json", "--no-cache"]
     floor_py = os.path.join(HERE, "floor.py")
-    floor = measure([python, floor_py, "@" + listing], runs, workdir, env)
     has_hcl = any(f.endswith((".tf", ".tfvars")) for f in files)
-    old_floor = measure([python, floor_py, "--hcl=dict", "@" + listing], runs, workdir, env) if has_hcl else None
-    lint = measure([*fanout, *targets], runs, workdir, env)
     several = scenario.units > 1 or len(targets) > 1
-    serial = measure([*fanout, "-j", "1", *targets], runs, workdir, env) if several else None
+    commands = [[python, floor_py, "@" + listing], [*fanout, *targets]]
+    if has_hcl:
+        commands.append([python, floor_py, "--hcl=dict", "@" + listing])
+    if several:
+        commands.append([*fanout, "-j", "1", *targets])
+    measured = measure_together(commands, runs, workdir, env)
+    floor, lint = measured[0], measured[1]
+    old_floor = measured[2] if has_hcl else None
+    serial = measured[-1] if several else None
     cfn = None
     cfn_runs = runs if scenario.cfn_lint_runs is None else scenario.cfn_lint_runs
     if with_cfn_lint and cfn_files and cfn_runs and _tool("cfn-lint"):
@@ -234,10 +249,11 @@ def _precommit(scenario: Scenario, workdir: str, runs: int, seed: int, env: dict
 
     command = [_tool("fanout-lint"), "--format", "json", changed]
     measure(command, 1, workdir, env, before=lambda run: change(-1))  # the commit before: warms the cache
-    lint = measure(command, runs, workdir, env, before=change)
     python, floor_py = sys.executable, os.path.join(HERE, "floor.py")
-    floor = measure([python, floor_py, changed], runs, workdir, env, before=change)
-    old_floor = measure([python, floor_py, "--hcl=dict", changed], runs, workdir, env, before=change)
+    lint, floor, old_floor = measure_together(
+        [command, [python, floor_py, changed], [python, floor_py, "--hcl=dict", changed]], runs, workdir, env,
+        before=change,
+    )
     resources = sum(_count_resources(f) for f in files)
     return Row(scenario, resources, len(files), floor, lint, None, None, old_floor)
 
