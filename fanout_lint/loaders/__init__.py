@@ -17,7 +17,8 @@ _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
 
 
 def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
-    """``cache``: parsed files from earlier runs, or None (``--no-cache``, CI)."""
+    """``cache``: parsed files of this run and of earlier ones (``parse_cache.py``), or
+    None to parse every file."""
     if candidate.kind == "terraform":
         from fanout_lint.loaders.terraform import load_terraform_dir  # HCL parser only when needed
 

@@ -82,7 +82,7 @@ class UnitState:
     # resources that read each other's arguments would otherwise evaluate them again for
     # every path that reaches them
     configured: dict = field(default_factory=dict)
-    cache: ParseCache | None = None  # parsed files from earlier runs (parse_cache.py)
+    cache: ParseCache | None = None  # parsed files of this run and earlier ones (parse_cache.py)
 
 
 def load_unit(path: str, cache: ParseCache | None = None) -> tuple[UnitState, "Module | None"]:
@@ -134,8 +134,10 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
 
 
 def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclFile:
-    """``parse_hcl(text, file)``, or what it gave for the same bytes in an earlier run.
-    Files that do not parse are not stored: they are parsed again, to say why."""
+    """``parse_hcl(text, file)``, or what it gave for the same bytes earlier in this run
+    (a module loaded again) or in an earlier one. The parsed file is never changed, so
+    module instances share it. Files that do not parse are not stored: they are parsed
+    again, to say why."""
     if cache is None:
         return parse_hcl(text, file)
     hit = cache.get("hcl", data, syntax_fingerprint)
