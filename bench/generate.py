@@ -27,6 +27,9 @@ FLAWS = (
     "visibility-timeout-below-function-timeout",
 )
 FORMATS = ("yaml", "json", "sam", "tf")
+# Also: "cdk", JSON as `cdk synth` writes it (construct paths, a role per function whose
+# policy names ARNs with Fn::Join, the bootstrap parameter and rule); not in FORMATS, so
+# the repositories generated before it existed stay byte for byte the same.
 RETENTION_14_DAYS = 1_209_600
 RESOURCES_PER_HEALTHY_CONSUMER = 6  # queue, DLQ, subscription, policy, function, mapping
 
@@ -204,6 +207,63 @@ def render_json(template: dict) -> str:
     return json.dumps(_long_form(template), indent=2) + "\n"
 
 
+def _arn(service: str, resource) -> dict:
+    """An ARN as CDK writes one: joined from pseudo parameters, with ``":sqs:"`` and ``":"``
+    as strings of their own (a string that begins with a colon, in every CDK template)."""
+    return {"Fn::Join": ["", [
+        "arn:", {"Ref": "AWS::Partition"}, f":{service}:", {"Ref": "AWS::Region"}, ":",
+        {"Ref": "AWS::AccountId"}, ":", resource,
+    ]]}
+
+
+def cdk_template(cells: list[Cell], stack: str = "Stack") -> dict:
+    """The template as CDK synthesizes it: every resource with its construct path, each
+    function with a role whose policy names its queue and log group by joined ARNs."""
+    resources = _long_form(cfn_resources(cells))
+    out: dict = {}
+    for name, resource in resources.items():
+        resource["Metadata"] = {"aws:cdk:path": f"{stack}/{name}/Resource"}
+        out[name] = resource
+        if resource["Type"] != "AWS::Lambda::Function":
+            continue
+        role = f"{name}ServiceRole"
+        resource["Properties"]["Role"] = {"Fn::GetAtt": [role, "Arn"]}
+        queue = name[: -len("OtherFunction")] if name.endswith("OtherFunction") else name[: -len("Function")]
+        out[role] = {
+            "Type": "AWS::IAM::Role",
+            "Properties": {
+                "AssumeRolePolicyDocument": {"Statement": [{
+                    "Action": "sts:AssumeRole", "Effect": "Allow",
+                    "Principal": {"Service": "lambda.amazonaws.com"},
+                }], "Version": "2012-10-17"},
+                "Policies": [{"PolicyName": "consume", "PolicyDocument": {"Statement": [
+                    {"Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"],
+                     "Effect": "Allow", "Resource": _arn("sqs", f"{queue.lower()}-queue")},
+                    {"Action": ["logs:CreateLogStream", "logs:PutLogEvents"], "Effect": "Allow",
+                     "Resource": _arn("logs", {"Fn::Join": ["", ["log-group:/aws/lambda/", {"Ref": name}, ":*"]]})},
+                ], "Version": "2012-10-17"}}],
+            },
+            "Metadata": {"aws:cdk:path": f"{stack}/{name}/ServiceRole/Resource"},
+        }
+    out["CDKMetadata"] = {
+        "Type": "AWS::CDK::Metadata",
+        "Properties": {"Analytics": "v2:deflate64:H4sIAAAAAAAA/zPSMzQ0MFRMLC9ITNZLSSxL1KtWcEnN"},
+        "Metadata": {"aws:cdk:path": f"{stack}/CDKMetadata/Default"},
+    }
+    return {
+        "Description": "Synthetic fan-out topology (bench/generate.py, CDK-shaped)",
+        "Resources": out,
+        "Parameters": {"BootstrapVersion": {
+            "Type": "AWS::SSM::Parameter::Value<String>", "Default": "/cdk-bootstrap/hnb659fds/version",
+            "Description": "Version of the CDK Bootstrap resources in this environment",
+        }},
+        "Rules": {"CheckBootstrapVersion": {"Assertions": [{
+            "Assert": {"Fn::Not": [{"Fn::Contains": [["1", "2", "3", "4", "5"], {"Ref": "BootstrapVersion"}]}]},
+            "AssertDescription": "CDK bootstrap stack version 6 required.",
+        }]}},
+    }
+
+
 # -- Terraform ----------------------------------------------------------------
 
 def terraform_files(cells: list[Cell]) -> dict[str, str]:
@@ -319,6 +379,13 @@ def generate_repo(
                 with open(os.path.join(path, name), "w", encoding="utf-8") as handle:
                     handle.write(text)
             count = sum(text.count('\nresource "') + text.startswith('resource "') for text in files.values())
+        elif fmt == "cdk":
+            template = cdk_template(cells, f"Stack{index:04d}")
+            path = os.path.join(team, f"Stack{index:04d}.template.json")
+            text = json.dumps(template, indent=1) + "\n"  # cdk synth indents by one
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            count = len(template["Resources"])
         else:
             template = cfn_template(cells, sam=fmt == "sam")
             extension = "json" if fmt == "json" else "yaml"
@@ -329,6 +396,36 @@ def generate_repo(
             count = len(template["Resources"])
         written.append(Unit(path, fmt, count))
     return written
+
+
+def terraform_directory(path: str, files: int, resources: int, seed: int = 0, flaw_rate: float = 0.2) -> list[str]:
+    """One Terraform unit of about ``resources`` resources spread over ``files`` files
+    (``part00.tf`` ..., and ``variables.tf``), as a repository's larger directories are.
+    Returns the files written."""
+    rng = random.Random(seed)
+    cells = topology(rng, resources, flaw_rate)
+    os.makedirs(path, exist_ok=True)
+    parts = max(1, files - 1)
+    written = []
+    variables = terraform_files([])["variables.tf"]
+    for index in range(parts):
+        group = cells[index::parts]
+        if not group:
+            continue
+        texts = terraform_files(group)
+        text = texts["messaging.tf"] + "\n" + texts["compute.tf"]
+        if files == 1:
+            text += "\n" + variables
+        written.append(_write(os.path.join(path, f"part{index:02d}.tf"), text))
+    if files > 1:
+        written.append(_write(os.path.join(path, "variables.tf"), variables))
+    return written
+
+
+def _write(path: str, text: str) -> str:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return path
 
 
 def unit_files(units: list[Unit]) -> list[str]:

@@ -37,6 +37,8 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class FileConfig:
+    """What one configuration file sets (None or empty where it says nothing)."""
+
     path: str
     select: tuple[str, ...] | None = None  # rule IDs; None when the file does not say
     ignore: tuple[str, ...] = ()

@@ -19,7 +19,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     found = find_units(paths, settings.exclude, root)
     candidates = found.candidates
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped))
-    from fanout_lint.hcl_parser import parser_problem
+    from fanout_lint.hcl_install import parser_problem
 
     candidates, unusable = parser_problem(candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)

@@ -40,6 +40,8 @@ class Severity(enum.Enum):
 
 @dataclass(frozen=True)
 class Related:
+    """Another resource a finding involves, and its part in it."""
+
     resource: str
     loc: Loc
     role: str = ""  # e.g. "consumer", "source queue", "subscription"
@@ -92,6 +94,8 @@ class FindingFix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One rule's verdict on one resource, with where it is written and how to fix it."""
+
     rule: str  # the rule ID
     name: str  # the rule name
     severity: Severity
@@ -223,6 +227,8 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Suppressed:
+    """A finding hidden by an inline suppression, shown with ``--show-suppressed``."""
+
     finding: Finding
     suppression: Suppression  # a display copy: the match was made on the raw one
 
@@ -242,6 +248,8 @@ class Suppressed:
 
 @dataclass
 class Result:
+    """What linting some units produced: findings, errors, notices, suppressed findings."""
+
     findings: list[Finding] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
     units: int = 0

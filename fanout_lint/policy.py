@@ -40,6 +40,8 @@ _UNTIL = re.compile(r"\buntil[ \t]*=[ \t]*(\S+)")
 
 @dataclass
 class Applied:
+    """Findings after inline suppressions: those kept, those hidden, and notices."""
+
     kept: list[Finding] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)

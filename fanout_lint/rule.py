@@ -20,6 +20,8 @@ from fanout_lint.model.nodes import Node
 
 @dataclass(frozen=True)
 class Option:
+    """A setting of a rule that configuration may change."""
+
     name: str  # kebab-case, as written in configuration
     default: Any
     description: str
@@ -58,6 +60,8 @@ Check = Callable[[Graph, Mapping[str, Any]], Iterable[Violation]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule: its identity, documentation, options and check."""
+
     id: str
     name: str
     severity: Severity

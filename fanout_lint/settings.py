@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fanout_lint.findings import Severity
+from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
 
 # An ID prefix: "FL", "FL2", "FL20"; a whole ID is matched as the rule itself.
@@ -22,6 +23,8 @@ _PREFIX = re.compile(r"FL[0-9]{0,2}")
 
 @dataclass(frozen=True)
 class Settings:
+    """What a run is asked to do (from the configuration and the flags)."""
+
     select: tuple[str, ...] = ()  # IDs, names or ID prefixes; empty means all rules
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # rule ID -> severity
@@ -32,6 +35,7 @@ class Settings:
     today: datetime.date | None = None  # when inline suppressions expire; None means the real today
     notices: tuple[str, ...] = ()  # about the configuration itself (a rule named by a former name)
     docs_url: str | None = None  # where rule pages are (SARIF helpUri); None: the release's pages
+    cache: ParseCache | None = None  # parsed files kept between runs; None: parse everything
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

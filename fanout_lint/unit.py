@@ -59,7 +59,7 @@ def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Sett
 def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool) -> Result:
     result = Result()
     try:
-        graphs, errors = load_candidate(candidate)
+        graphs, errors = load_candidate(candidate, settings.cache)
     except BudgetExceeded as exc:  # hostile or runaway input: this unit only
         return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
     except RecursionError:

@@ -13,3 +13,13 @@ try:
         _hypothesis_settings.load_profile("ci")
 except ImportError:  # hypothesis is a test extra
     pass
+
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _private_cache_dir(tmp_path_factory, monkeypatch):
+    """Each test's runs cache parsed files in a directory of their own, never the user's:
+    tests stay hermetic, and a cache left by one test cannot decide another."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

@@ -67,6 +67,13 @@ def test_fixture_locations_match_the_libyaml_path(path):
         '{"é€😀": {"ключ": 1}, "b": "😀", "c": 2}',  # columns count characters
         '{"k\\"e\\\\y": 1, "k": {"\\"": 2}}',  # keys with escapes
         '  \n {"a": [\n  1 ,\n  2\n ] }  ',
+        # strings that begin with a colon, as CDK writes ARNs: the key count must not take
+        # their opening quote for a key's closing one
+        '{"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":sqs:", {"Ref": "AWS::Region"}, ":", "q"]]}',
+        '{"a": ":x", "b": [":", ":y:"], "c": {"d": ":"}, "e": ": spaced"}',
+        '{"a":":x","b":[":",":y"],"c":{":k": 1}}',  # ... without blanks, and a key that begins with one
+        '{"a" : ":x",\n "b": [ ":" ,\n":y"]}',  # ... with blanks before a colon somewhere
+        '{"UserData": "C:\\\\", "b": "x\\\\", "c": 1}',  # values that end in a backslash
     ],
 )
 def test_tricky_json_matches_the_libyaml_path(text):
@@ -82,6 +89,9 @@ def test_tricky_json_matches_the_libyaml_path(text):
         '{"a": 1, "b": {"x": 1}, "a": {"y": 2}}',  # a duplicate key: the last one counts
         '{"\\u0054ype": 1, "b": {"Type": 2}}',  # a key written with an escape the search would miss
         '{"x": ",", ",": 1, ":": 2}',  # keys made of JSON punctuation
+        '{"a": ":x", "b": 1, "a": 2}',  # a duplicate key beside a string that begins with a colon
+        '{"a,": ":x", "b": 1}',  # a key ending as an opening quote's neighbour would
+        '{"a\\\\": 1, "b": 2}',  # a key ending in a backslash
     ],
 )
 def test_unprovable_locations_take_the_exact_path(text):
@@ -104,6 +114,7 @@ def test_nan_stays_text_as_before():
 
 
 _SCALARS = st.one_of(
+    st.sampled_from([":", ":sqs:", ": x", "a:", "C:\\", "\\"]),  # CDK's ARN pieces, Windows paths
     st.none(),
     st.booleans(),
     st.integers(-(10**12), 10**12),
@@ -111,7 +122,7 @@ _SCALARS = st.one_of(
     st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=8),
 )
 _KEYS = st.one_of(
-    st.sampled_from(["Type", "Properties", "Fn::GetAtt", "Ref", "a", "b", ""]),
+    st.sampled_from(["Type", "Properties", "Fn::GetAtt", "Ref", "a", "b", "", ":a", "a,", "a\\"]),
     st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=6),
 )
 _JSON = st.recursive(
@@ -135,3 +146,18 @@ def test_generated_json_matches_the_libyaml_path(value, indent, separators, asci
     except ParseError:
         return  # libyaml rejects a few escapes json writes; nothing to compare with
     assert_same(parse_json(text, "g.json"), exact)
+
+
+def test_cdk_shaped_json_takes_the_fast_path(tmp_path):
+    """CDK output joins ARNs from strings such as ":sqs:"; it used to fall back to the
+    libyaml path, which parsed it a second time."""
+    from bench.generate import generate_repo
+
+    units = generate_repo(str(tmp_path), 3, 40, ("cdk",), seed=5)
+    for unit in units:
+        with open(unit.path, encoding="utf-8") as handle:
+            text = handle.read()
+        assert '":sqs:"' in text
+        fast = parse_json(text, unit.path)
+        assert isinstance(fast, JsonMap)  # no fallback
+        assert_same(fast, parse_yaml(text, unit.path))

@@ -113,6 +113,8 @@ class View(Protocol):
 
 @dataclass
 class Built:
+    """What the builder made of a unit's views: nodes and dead-letter uses."""
+
     nodes: list[Node] = field(default_factory=list)
     dead_letter_uses: list[DeadLetterUse] = field(default_factory=list)
     mentions: list[Mention] = field(default_factory=list)

@@ -81,6 +81,8 @@ ABSENT = _Absent()
 
 @dataclass
 class Intrinsics:
+    """The evaluator of one template's intrinsic functions, with its memos."""
+
     file: str
     parameters: dict[str, Any]  # name -> parameter declaration (a mapping)
     mappings: dict[str, Any]

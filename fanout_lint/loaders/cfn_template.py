@@ -19,6 +19,8 @@ SAM_TRANSFORM = "AWS::Serverless-2016-10-31"
 
 @dataclass
 class RawResource:
+    """A template resource as written: logical ID, type, properties, location."""
+
     id: str
     type: str
     props: dict

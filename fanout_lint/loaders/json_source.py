@@ -30,6 +30,12 @@ _NOT_SPACE = re.compile(r"[^ \t\n\r]")
 _SPACE_COLON = re.compile(r'"[ \t\n\r]+:')
 _ESCAPED = re.compile(r'["\\\x00-\x1f]')  # what json.dumps(ensure_ascii=False) escapes
 _KEY_END = re.compile(r'(?<!\\)"[ \t\n\r]*:')
+# The opening quote of a string that begins with a colon (blanks allowed before and after
+# the quote): one structural character, then runs of blanks on either side of one quote;
+# a match cannot start inside another, so the scan is linear.
+_OPENS_WITH_COLON = re.compile(r'[\[{,:][ \t\n\r]*"[ \t\n\r]*:')
+# Keys whose closing quote could look like an opening one to the count above.
+_ENDS_LIKE_OPENING = re.compile(r'[\[{,:\s]\Z')
 # A key made only of characters that may stand between two strings in JSON (punctuation,
 # digits, literals), a comma or colon among them, could match across a string boundary;
 # such keys take the exact path. One class repeated up to the end: linear (a pattern with
@@ -148,13 +154,30 @@ def loads(text: str):
 
 
 def _one_occurrence_per_key(text: str, keys: int) -> bool:
-    """Whether the text writes exactly ``keys`` keys, i.e. ``json`` merged no duplicate."""
-    if '\\\\"' in text:  # a key ending in a backslash defeats the counts below
-        return False
+    """Whether the text writes exactly ``keys`` keys, i.e. ``json`` merged no duplicate.
+
+    A key ends with a quote and a colon; so does the *opening* quote of a string that
+    begins with a colon (``":sqs:"`` in a ``Fn::Join``, all over CDK output), which the
+    first count takes for a key too. Those are counted apart, only when the first count
+    is over: an opening quote follows a bracket, brace, comma or colon (blanks between),
+    where a key's closing quote follows the key's last character, and no located key
+    ends with one of those or a blank (``pattern`` refuses them), so no key is taken
+    for an opening quote. Both counts only ever overcount keys, so equality is exact.
+    """
+    # A key ending in a backslash (written ``"a\\":``) defeats the counts below, which
+    # take its last ``\"`` for an escaped quote. A string value ending in one (``"C:\\"``,
+    # common in UserData scripts) is never followed by a colon, so without blanks before
+    # colons only a backslash, quote and colon is refused.
     if _SPACE_COLON.search(text):
+        if '\\\\"' in text:
+            return False
         written = sum(1 for _ in _KEY_END.finditer(text))
     else:
+        if '\\\\":' in text:
+            return False
         written = text.count('":') - text.count('\\":')
+    if written > keys:
+        written -= sum(1 for _ in _OPENS_WITH_COLON.finditer(text))
     return written == keys
 
 
@@ -177,7 +200,7 @@ class _Locator:
     def pattern(self, key: str) -> str:
         quoted = self.patterns.get(key)
         if quoted is None:
-            if between_strings(key):
+            if between_strings(key) or _ENDS_LIKE_OPENING.search(key):
                 raise _Unlocatable(key)
             if _ESCAPED.search(key):
                 quoted = json.dumps(key, ensure_ascii=False)

@@ -17,16 +17,9 @@ import gc
 import json
 import re
 
-import yaml
-
 from fanout_lint.loaders.located import MAX_DEPTH, Map, ParseError, Seq, Text
 from fanout_lint.model.nodes import Loc
 from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
-
-try:  # libyaml's C parser when present; the pure-Python one otherwise
-    _Parser = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Parser = yaml.SafeLoader
 
 MAX_ALIAS_EXPANSION = 1_000_000
 MAX_BYTES = TEMPLATE_BYTES  # why this much: regular_files.py
@@ -180,7 +173,11 @@ class YamlSeq(Seq):
 
 def parse_yaml(text: str, file: str):
     """Parse the first YAML document of ``text`` into Map/Seq/scalars with locations."""
-    parser = _Parser(text)
+    # PyYAML only when there is YAML: a run on Terraform or JSON alone never loads it (about
+    # 14 ms of start-up). libyaml's C parser when present; the pure-Python one otherwise.
+    import yaml
+
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     # The tree built here holds no reference cycles, yet the cyclic collector would scan
     # it again and again as it grows: a 20,000-resource template parsed twice as slowly
     # per resource as a 50-resource one with the collector on.
@@ -210,6 +207,8 @@ def _build(parser, file: str, text: str):
     offsets are kept (ints libyaml computed anyway); a block collection's end event is
     marked at the next token, lines below, so its span ends with its last entry instead.
     """
+    import yaml
+
     src = Text(text, file)
     stack: list[list] = []
     anchors: dict[str, tuple[object, int]] = {}

@@ -46,13 +46,14 @@ from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Uni
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.terraform_files import is_json
+from fanout_lint.parse_cache import ParseCache
 
 # Resources the builder reads: the schema's, aliases, and redrive policies set apart.
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
-def load_terraform_dir(path: str) -> tuple[list[Graph], list[LoadError]]:
-    unit, root = load_unit(path)
+def load_terraform_dir(path: str, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
+    unit, root = load_unit(path, cache)
     if root is None or unit.incomplete:
         return [], unit.errors
     linker = Linker({address: r.type for address, r in unit.resources.items()})

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.findings import LoadError
@@ -38,10 +38,12 @@ from fanout_lint.loaders.hcl_syntax import (
     ObjectExpr,
     parse_hcl,
 )
+from fanout_lint.loaders.hcl_parser import syntax_fingerprint
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.loaders.terraform_json import parse_tf_json
 from fanout_lint.loaders.terraform_overrides import merge_overrides
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
+from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
 from fanout_lint.terraform_files import config_files, is_config_name, is_json
 
@@ -85,10 +87,11 @@ class UnitState:
     # resources that read each other's arguments would otherwise evaluate them again for
     # every path that reaches them
     configured: dict = field(default_factory=dict)
+    cache: ParseCache | None = None  # parsed files of this run and earlier ones (parse_cache.py)
 
 
-def load_unit(path: str) -> tuple[UnitState, "Module | None"]:
-    unit = UnitState(path)
+def load_unit(path: str, cache: ParseCache | None = None) -> tuple[UnitState, "Module | None"]:
+    unit = UnitState(path, cache=cache)
     files = _read_dir(unit, path, root=True)
     tfvars = _read_tfvars(unit, path)
     if unit.incomplete:
@@ -124,8 +127,9 @@ def _parse_all(unit: UnitState, directory: str, names) -> list[HclFile]:
     return parsed
 
 
-def _parse_text(text: str, file: str) -> HclFile:
-    return parse_tf_json(text, file) if is_json(file) else parse_hcl(text, file)
+def _parse_text(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclFile:
+    # Terraform JSON goes through ``json`` (C): caching it would save next to nothing
+    return parse_tf_json(text, file) if is_json(file) else _parsed(cache, data, text, file)
 
 
 def _parse_file(unit: UnitState, file: str) -> HclFile | None:
@@ -134,7 +138,7 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
         return None
     try:
         text = decode(data)
-        hcl = _parse_text(text, file)
+        hcl = _parse_text(unit.cache, data, text, file)
     except (ParseError, HclError) as exc:
         text = data.decode("utf-8", errors="replace")
         message = exc.message
@@ -147,6 +151,21 @@ def _parse_file(unit: UnitState, file: str) -> HclFile | None:
     unit.comments[file] = {c.line: c.text for c in hcl.comments}
     if is_config_name(os.path.basename(file)):  # not tfvars: no finding points there
         unit.texts[file] = text
+    return hcl
+
+
+def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclFile:
+    """``parse_hcl(text, file)``, or what it gave for the same bytes earlier in this run
+    (a module loaded again) or in an earlier one. The parsed file is never changed, so
+    module instances share it. Files that do not parse are not stored: they are parsed
+    again, to say why."""
+    if cache is None:
+        return parse_hcl(text, file)
+    hit = cache.get("hcl", data, syntax_fingerprint)
+    if isinstance(hit, HclFile):
+        return replace(hit, path=file)  # the same bytes may be another file's
+    hcl = parse_hcl(text, file)
+    cache.put("hcl", data, syntax_fingerprint, hcl)
     return hcl
 
 

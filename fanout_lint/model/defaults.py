@@ -14,6 +14,8 @@ from fanout_lint.model.values import Known, default
 
 @dataclass(frozen=True)
 class Default:
+    """An AWS default and the documentation that states it."""
+
     value: object
     source: str
 

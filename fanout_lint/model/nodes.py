@@ -18,6 +18,9 @@ from fanout_lint.model.values import Known, Unknown, Value
 NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
 
 
+# Every dataclass here has a docstring: without one, dataclass() makes one from
+# inspect.signature, about a fifth of the cost of defining the class, paid at every start.
+
 # Loc and the values are made hundreds of thousands of times a run: they are slotted
 # dataclasses, hashable and compared by value, and never changed once made (a frozen
 # dataclass would say so, at three times the cost of making one).
@@ -119,6 +122,8 @@ class Body:
 # dataclasses, compared and hashed by value, and never changed once made.
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Node:
+    """What every node has: identity, location, vocabulary and suppressions."""
+
     id: str
     loc: Loc
     resource: str = ""  # what findings name; defaults to id
@@ -153,6 +158,8 @@ UNREAD = Unknown("not read")
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Topic(Node):
+    """An SNS topic."""
+
     name: Value = UNREAD
     fifo: Value = UNREAD
     kms_master_key_id: Value = UNREAD
@@ -161,6 +168,8 @@ class Topic(Node):
 
 @dataclass(frozen=True)
 class Redrive:
+    """A queue's redrive policy: its dead-letter queue and receive count."""
+
     dlq: str  # node id of the dead-letter queue (possibly an External node)
     max_receive_count: Value
     # the policy as written: a Loc, or the value's site (its span is made when asked)
@@ -175,6 +184,8 @@ class Redrive:
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Queue(Node):
+    """An SQS queue."""
+
     name: Value = UNREAD
     fifo: Value = UNREAD
     visibility_timeout: Value = UNREAD
@@ -186,6 +197,8 @@ class Queue(Node):
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Subscription(Node):
+    """An SNS subscription (a resource, or an inline item of a topic)."""
+
     topic: str | None = None  # node id
     protocol: Value = UNREAD
     endpoint: str | None = None  # node id when the endpoint is a resource
@@ -202,6 +215,8 @@ class Subscription(Node):
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Function(Node):
+    """A Lambda function."""
+
     name: Value = UNREAD
     timeout: Value = UNREAD
     dead_letter: Value = UNREAD  # the function's DLQ (a queue or topic): a destination
@@ -210,6 +225,8 @@ class Function(Node):
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class EventSourceMapping(Node):
+    """A Lambda event source mapping: a function reading a queue or stream."""
+
     source: str | None = None  # node id of the queue (or stream, or External)
     function: str | None = None  # node id
     batch_size: Value = UNREAD
@@ -304,12 +321,16 @@ class Statement:
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class QueuePolicy(Node):
+    """An SQS queue policy, its statements reduced."""
+
     queues: tuple[str, ...] = ()  # node ids
     statements: Value = UNREAD  # Known(tuple[Statement, ...]) or Unknown
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class LambdaPermission(Node):
+    """A permission to invoke a Lambda function."""
+
     function: str | None = None  # node id
     principal: Value = UNREAD
     action: Value = UNREAD

@@ -62,6 +62,8 @@ from fanout_lint.model.nodes import (
 
 @dataclass(frozen=True)
 class Field:
+    """One node field: where each format writes it, its default and its reader."""
+
     name: str  # the node's attribute
     cfn: str = ""  # property path; "" when CloudFormation has no such property
     tf: str = ""  # argument path; "" when Terraform has no such argument
@@ -113,6 +115,8 @@ class Items:
 
 @dataclass(frozen=True)
 class Kind:
+    """One kind of node: its resource types in each format and its fields."""
+
     key: str  # "queue", as literal names are indexed and messages say
     node: type[Node] | None  # None: the resource only records dead-letter uses
     cfn_types: tuple[str, ...]

@@ -27,6 +27,8 @@ VARIABLE = "variable"  # a Terraform variable default or tfvars value
 # made (a frozen dataclass costs three times as much to make).
 @dataclass(slots=True, unsafe_hash=True)
 class Known:
+    """A value the template proves, with where it came from."""
+
     value: Any
     origin: str = LITERAL
     detail: str = ""  # parameter or variable name, for the message
@@ -53,6 +55,8 @@ class Site:
 
 @dataclass(frozen=True)
 class Unknown:
+    """A value the template does not prove; rules stay silent about it."""
+
     reason: str = "unknown"
 
 

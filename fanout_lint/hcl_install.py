@@ -29,8 +29,14 @@ def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
     if not terraform:
         return candidates, []
     try:
-        from fanout_lint.loaders import hcl_syntax  # noqa: F401  (python-hcl2 and lark)
-    except ImportError as exc:
+        # what the parser needs (loaders/hcl_parser.py): python-hcl2's grammar file and Lark
+        from fanout_lint.loaders.hcl_parser import grammar_path, grammar_text
+
+        grammar = grammar_text()
+        if not _recorded_size_matches(grammar_path(), len(grammar.encode("utf-8"))):
+            raise ImportError("the grammar file hcl2/hcl2.lark is not the one python-hcl2 installed")
+        import lark  # noqa: F401
+    except (ImportError, OSError) as exc:
         count = len(terraform)
         units = f"{count} Terraform director{'y' if count == 1 else 'ies'} not linted"
         error = LoadError(terraform[0].path, None, f"{units}: {explain(exc)}")
@@ -38,7 +44,28 @@ def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
     return candidates, []
 
 
-def explain(exc: ImportError) -> str:
+def _recorded_size_matches(grammar: str, size: int) -> bool:
+    """Whether the grammar has the size python-hcl2's installation record gives it: a
+    fork installed over python-hcl2 overwrites the file (its grammar builds other trees).
+    The record beside the package is read directly: ``importlib.metadata`` costs more to
+    import than the whole check. True when there is no record to compare with."""
+    site = os.path.dirname(os.path.dirname(grammar))
+    try:
+        infos = [n for n in os.listdir(site) if n.lower().startswith("python_hcl2-") and n.endswith(".dist-info")]
+        if len(infos) != 1:
+            return True
+        with open(os.path.join(site, infos[0], "RECORD"), encoding="utf-8") as handle:
+            for line in handle:
+                name, _, rest = line.rstrip("\n").partition(",")
+                if name == "hcl2/hcl2.lark":
+                    recorded = rest.rpartition(",")[2]
+                    return not recorded.isdigit() or int(recorded) == size
+    except OSError:
+        return True
+    return True
+
+
+def explain(exc: Exception) -> str:
     """One sentence: why ``hcl2`` could not be imported and what to do."""
     shadow = shadowing_distribution()
     if shadow is not None:
@@ -47,7 +74,7 @@ def explain(exc: ImportError) -> str:
                 f"named hcl2 and the last one installed wins (checkov depends on {name}); {ADVICE}")
     if not _installed(OURS):
         return f"{OURS} is not installed (cannot import hcl2: {exc}); {ADVICE}"
-    return f"cannot import the HCL parser ({type(exc).__name__}: {exc}); {ADVICE}"
+    return f"cannot load the HCL parser ({type(exc).__name__}: {exc}); {ADVICE}"
 
 
 def shadowing_distribution() -> tuple[str, str] | None:
@@ -65,7 +92,7 @@ def shadowing_distribution() -> tuple[str, str] | None:
     digest = _sha256(origin)
     providers = metadata.packages_distributions().get("hcl2", [])
     for name in dict.fromkeys(providers):
-        if name.lower().replace("_", "-") == OURS:
+        if not name or name.lower().replace("_", "-") == OURS:
             continue
         try:
             dist = metadata.distribution(name)

@@ -10,6 +10,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")
 
@@ -18,12 +20,20 @@ def _record_hash(data: bytes) -> str:
     return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def _shadowing_site(site) -> None:
-    """A site directory holding what bc-python-hcl2 installs: a module named hcl2 of its own."""
+def _shadowing_site(site, grammar: bool = False) -> None:
+    """A site directory holding what bc-python-hcl2 installs: a module named hcl2 of its own
+    (``grammar``: with its own grammar file, over python-hcl2's, whose record remains)."""
     files = {
         "hcl2/__init__.py": b'"""A fork of python-hcl2 with the same module name."""\n',
         "hcl2/api.py": b"def load(file):\n    raise NotImplementedError\n",
     }
+    if grammar:
+        files["hcl2/hcl2.lark"] = b"start : body\nbody : NAME*\n%import common.CNAME -> NAME\n"
+        ours = site / "python_hcl2-8.1.4.dist-info"
+        ours.mkdir(parents=True)
+        (ours / "METADATA").write_text("Metadata-Version: 2.1\nName: python-hcl2\nVersion: 8.1.4\n", encoding="utf-8")
+        (ours / "RECORD").write_text("hcl2/__init__.py,sha256=AAAA,9\nhcl2/hcl2.lark,sha256=BBBB,12345\n",
+                                     encoding="utf-8")
     info = site / "bc_python_hcl2-0.4.3.dist-info"
     (site / "hcl2").mkdir(parents=True)
     info.mkdir()
@@ -36,9 +46,10 @@ def _shadowing_site(site) -> None:
     (info / "RECORD").write_text("\n".join(record) + "\n", encoding="utf-8")
 
 
-def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(tmp_path):
+@pytest.mark.parametrize("grammar", [False, True], ids=["without-grammar", "grammar-overwritten"])
+def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(tmp_path, grammar):
     site = tmp_path / "site"
-    _shadowing_site(site)
+    _shadowing_site(site, grammar)
     work = tmp_path / "repo"
     for name in ("orders", "billing"):
         shutil.copytree(os.path.join(FIXTURES, "tf_fires"), work / name)
@@ -48,7 +59,7 @@ def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(t
                           capture_output=True, text=True, timeout=120)
     lines = (done.stdout + done.stderr).splitlines()
     assert done.returncode == 2, lines
-    (problem,) = [line for line in lines if "hcl2" in line]
+    (problem,) = [line for line in lines if "hcl2" in line]  # one line, not one per directory
     assert problem.startswith("billing: error: 2 Terraform directories not linted: the module hcl2 installed "
                               "here is bc-python-hcl2 0.4.3's, not python-hcl2's"), problem
     assert "pipx install fanout-lint" in problem and "internal error" not in done.stdout + done.stderr
@@ -57,7 +68,7 @@ def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(t
 
 def test_without_a_shadow_the_parser_loads(tmp_path):
     from fanout_lint.discover import Candidate
-    from fanout_lint.hcl_parser import parser_problem, shadowing_distribution
+    from fanout_lint.hcl_install import parser_problem, shadowing_distribution
 
     assert shadowing_distribution() is None
     candidates = [Candidate("infra", "terraform"), Candidate("stack.yaml", "cloudformation")]

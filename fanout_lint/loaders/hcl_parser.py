@@ -1,0 +1,127 @@
+"""The LALR parser for HCL: python-hcl2's grammar, without Lark's position bookkeeping.
+
+python-hcl2's own parser (``hcl2.parser.parser``) turns on ``propagate_positions``, which
+gives every subtree a line and column: about 45% of a parse. ``hcl_syntax`` takes the
+positions it keeps from tokens instead (the first and last token of the few subtrees it
+keeps), so it needs none of that, and this parser is built without it.
+
+Only the grammar file is read from python-hcl2, found without importing the package:
+``import hcl2`` runs ``hcl2.api``, which imports the dict transformer, formatter,
+deserializer and reconstructor that fanout-lint never uses. The one piece of python-hcl2
+code its grammar depends on, the post-lexer that lets a binary operator continue a line,
+is ``_continue_lines`` here.
+
+Building the LALR tables takes over a second; Lark keeps them in a cache file, checked
+against a hash of the grammar, the options, Lark's version and Python's, so a stale or
+foreign file is rebuilt, never used. The file is written beside this module (as
+python-hcl2 writes its own beside its grammar), or, where the installation is read-only,
+in the user's cache directory.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import sys
+
+from fanout_lint import __version__
+from fanout_lint.parse_cache import user_cache_dir
+
+# The token types of binary operators (and ``?``) in python-hcl2's grammar: a newline just
+# before one continues the expression instead of ending the attribute. MINUS is not among
+# them: ``-`` also starts a negative literal on the next line.
+_CONTINUES_LINE = frozenset({
+    "DOUBLE_EQ", "NEQ", "LT", "GT", "LEQ", "GEQ", "ASTERISK", "SLASH", "PERCENT",
+    "DOUBLE_AMP", "DOUBLE_PIPE", "PLUS", "QMARK",
+})
+_GRAMMAR_CACHE = "hcl_grammar.lark-cache"
+
+
+class _ContinueLines:
+    """Lark's post-lexer interface (``process`` and ``always_accept``) for ``_continue_lines``."""
+
+    always_accept = ()
+
+    def process(self, stream):
+        return _continue_lines(stream)
+
+
+def _continue_lines(stream):
+    """Tokens, with a newline (or comment) that precedes an operator folded into the
+    operator's token: an LALR parser cannot tell a line that ends an attribute from one
+    that an operator on the next line continues."""
+    held = None
+    for token in stream:
+        if token.type == "NL_OR_COMMENT":
+            if held is not None:
+                yield held
+            held = token
+            continue
+        if held is not None:
+            if token.type in _CONTINUES_LINE:
+                token = token.update(value=str(held) + str(token))
+            else:
+                yield held
+            held = None
+        yield token
+    if held is not None:
+        yield held
+
+
+def grammar_path() -> str:
+    """python-hcl2's grammar file, located without executing the package."""
+    spec = importlib.util.find_spec("hcl2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("python-hcl2 is not installed")
+    return os.path.join(list(spec.submodule_search_locations)[0], "hcl2.lark")
+
+
+@functools.lru_cache(maxsize=None)
+def grammar_text() -> str:
+    with open(grammar_path(), encoding="utf-8") as handle:
+        return handle.read()
+
+
+@functools.lru_cache(maxsize=None)
+def syntax_fingerprint() -> str:
+    """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
+    this package's version and the source of the module that shapes the tree. Computed
+    without importing Lark, so that a run whose files are all cached never loads it."""
+    import hashlib  # OpenSSL: only when the cache directory is used
+
+    digest = hashlib.sha256()
+    digest.update(f"{__version__}\0{sys.implementation.name}\0{sys.version}\0".encode())
+    digest.update(grammar_text().encode())
+    for module in ("lark", "fanout_lint.loaders.hcl_syntax"):
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if origin and os.path.isfile(origin):
+            with open(origin, "rb") as handle:  # lark/__init__.py holds its __version__
+                digest.update(handle.read())
+    return digest.hexdigest()[:32]
+
+
+@functools.lru_cache(maxsize=None)
+def parser():
+    """The parser, built once per process: a pure function of the installed grammar and
+    Lark, like python-hcl2's own cached parser."""
+    from lark import Lark
+
+    text = grammar_text()
+    for directory in (os.path.dirname(os.path.abspath(__file__)), user_cache_dir(os.environ)):
+        path = os.path.join(directory, _GRAMMAR_CACHE)
+        if _usable(directory, path):
+            return Lark(text, parser="lalr", propagate_positions=False, postlex=_ContinueLines(), cache=path)
+    return Lark(text, parser="lalr", propagate_positions=False, postlex=_ContinueLines())
+
+
+def _usable(directory: str, path: str) -> bool:
+    """Whether the tables can be read from or written to ``path``."""
+    if os.path.isfile(path):
+        return os.access(path, os.R_OK)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)

@@ -1,0 +1,45 @@
+"""What a run imports is part of its start-up time: each format loads only its own parser."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")
+
+
+def _imported(tmp_path, *paths) -> set[str]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "fanout_lint", "--format", "json", *paths],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "fanout_lint.cli" in imported  # the import log was read
+    return {m.split(".")[0] for m in imported}
+
+
+def test_terraform_loads_lark_but_neither_python_hcl2_nor_pyyaml(tmp_path):
+    unit = tmp_path / "unit"
+    unit.mkdir()
+    (unit / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "q"\n}\n')
+    top = _imported(tmp_path, str(unit))
+    assert "lark" in top
+    assert not top & {"hcl2", "yaml", "cfnlint"}  # hcl2.api would pull its dict transformer
+
+
+@pytest.mark.parametrize("template", [
+    os.path.join(FIXTURES, "missing-dlq", "cdk_fires.json"),
+])
+def test_json_templates_load_neither_pyyaml_nor_lark(tmp_path, template):
+    assert not _imported(tmp_path, template) & {"yaml", "lark", "hcl2", "cfnlint"}
+
+
+def test_yaml_templates_load_no_hcl_parser(tmp_path):
+    top = _imported(tmp_path, os.path.join(FIXTURES, "missing-dlq", "cfn_fires.yaml"))
+    assert "yaml" in top and not top & {"lark", "hcl2", "cfnlint"}
