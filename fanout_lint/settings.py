@@ -21,6 +21,13 @@ class Settings:
     jobs: int | None = None
     today: datetime.date | None = None  # when inline suppressions expire; None means the real today
     notices: tuple[str, ...] = ()  # about the configuration itself (a rule named by a former name)
+    # Link templates into applications (imports, nested stacks); off, every template is a
+    # unit of its own, as the cfn-lint plugin sees it.
+    link: bool = True
+    # A named template file links with the rest of its repository (the git top level
+    # above it, else ``repo_root``); off, only with the templates the run names.
+    link_repository: bool = True
+    repo_root: str = "."
 
 
 def find_rule(rules: tuple[Rule, ...], key: str) -> Rule | None:
