@@ -127,17 +127,10 @@ class _Scan:
 
     # -- where templates may link from ----------------------------------------
     def root_of(self, path: str) -> str:
-        """The git top level above ``path``, else ``--repo-root`` when it holds the path,
-        else the path's own directory: nested templates are read only inside it."""
         directory = os.path.dirname(os.path.abspath(path))
-        if directory in self._roots:
-            return self._roots[directory]
-        top = _git_top(directory)
-        if top is None:
-            repo = os.path.abspath(self.repo_root)
-            top = repo if _inside(directory, repo) else directory
-        self._roots[directory] = top
-        return top
+        if directory not in self._roots:
+            self._roots[directory] = repository_root(path, self.repo_root)
+        return self._roots[directory]
 
     def roots_to_scan(self, named: list[str]) -> list[str]:
         """The repositories of the named templates that may link (a named template is
@@ -301,6 +294,17 @@ def _facts_of(path: str, stack_name: str | None, root: str) -> Facts:
         )
     except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
         return NO_FACTS
+
+
+def repository_root(path: str, repo_root: str = ".") -> str:
+    """The git top level above ``path``, else ``repo_root`` when it holds the path, else
+    the path's own directory: a template's nested templates are read only inside it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    top = _git_top(directory)
+    if top is None:
+        repo = os.path.abspath(repo_root)
+        top = repo if _inside(directory, repo) else directory
+    return top
 
 
 def _git_top(directory: str) -> str | None:

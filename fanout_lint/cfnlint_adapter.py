@@ -92,10 +92,30 @@ def _lint(cfn: Any) -> list[Finding]:
     data = to_located(cfn.template, file)
     if not isinstance(data, dict):
         return []
-    graph = load_template(data, file)
+    graph = _graph(data, file)
     findings, _errors = check_graph(graph, ALL_RULES, Settings())  # a crashed rule stays silent here
     # fanout-lint's own `Metadata: fanout-lint: ignore` applies too, reason and expiry included.
-    return apply_inline(graph, findings, ALL_RULES).kept
+    kept = apply_inline(graph, findings, ALL_RULES).kept
+    # cfn-lint reports on the template it lints: what is found in a nested template is
+    # reported when that template is linted (alone, with its parameters' defaults)
+    return [f for f in kept if f.unit == file]
+
+
+def _graph(data: dict, file: str):
+    """cfn-lint lints one template at a time. Its nested stacks with local templates are
+    linked (their parameters from this template, their outputs back into it); an
+    ``Fn::ImportValue`` stays unknown, since the exporting template is not at hand."""
+    from fanout_lint.applications import repository_root
+    from fanout_lint.loaders.stack_links import nested_stacks
+
+    root = repository_root(file) if file != "-" else "."
+    if file == "-" or not any(n.template for n in nested_stacks(data, file, root)):
+        return load_template(data, file)
+    from fanout_lint.loaders import Parsed
+    from fanout_lint.loaders.application import load_application
+
+    graph, _, _ = load_application((file,), root, given={file: Parsed(data, "yaml", None)})
+    return graph if graph is not None else load_template(data, file)
 
 
 def to_located(node: Any, file: str, depth: int = 0) -> Any:

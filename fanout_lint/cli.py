@@ -179,6 +179,8 @@ def _check(args) -> int:
         return EXIT_ERROR
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
+    # a named template links with its repository: the git top level, else --repo-root
+    settings = dataclasses.replace(settings, repo_root=args.repo_root)
     keep_graphs = args.format == "junit"
     if args.fix or args.diff:
         from fanout_lint.check_command import run_fixes
