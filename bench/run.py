@@ -38,6 +38,7 @@ class Scenario:
     formats: tuple[str, ...]
     cfn_lint_runs: int | None = None  # None: as many as the others; 0: skip cfn-lint
     flaw_rate: float = 0.2  # share of consumers with an anti-pattern; 0 for memory series
+    link_rate: float = 0.0  # share of templates written as two stacks linked by exports and imports
 
 
 FULL = (
@@ -50,6 +51,10 @@ FULL = (
     Scenario("100 CFN templates", 100, (10, 60), ("yaml", "json"), cfn_lint_runs=1),
     Scenario("1,000 CFN templates", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=1),
     Scenario("2,000 CFN templates", 2000, (10, 60), ("yaml", "json"), cfn_lint_runs=0),
+    # The same 1,000 templates, 30% of them split into a producer and a consumer stack
+    # (1,300 files): what linking costs when there is something to link.
+    Scenario("1,000 CFN templates, 30% as linked stacks", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=0,
+             link_rate=0.3),
     Scenario("200 mixed units (CFN, SAM, Terraform)", 200, (10, 60), ("yaml", "json", "sam", "tf"), cfn_lint_runs=1),
     # Memory against the number of units, without findings (the report itself grows with them).
     Scenario("10 clean CFN templates", 10, (10, 60), ("yaml", "json"), cfn_lint_runs=0, flaw_rate=0.0),
@@ -136,7 +141,8 @@ def run_scenario(
     root = os.path.join(workdir, "repo")
     shutil.rmtree(root, ignore_errors=True)
     units = generate_repo(
-        root, scenario.units, scenario.resources, scenario.formats, seed=seed, flaw_rate=scenario.flaw_rate
+        root, scenario.units, scenario.resources, scenario.formats, seed=seed, flaw_rate=scenario.flaw_rate,
+        link_rate=scenario.link_rate,
     )
     files = unit_files(units)
     listing = os.path.join(workdir, "files.txt")

@@ -163,7 +163,7 @@ class _Scan:
     def facts(self, key: str, path: str) -> Facts:
         found = self._facts.get(key)
         if found is None:
-            found = self._facts[key] = _facts_of(path, self.stack_name(path), self.root_of(path))
+            found = self._facts[key] = _facts_of(path, self.marks(key, path), self.stack_name(path), self.root_of(path))
         return found
 
     def applications(self, universe: dict[str, str], run: dict[str, str]) -> dict[str, Application]:
@@ -275,22 +275,24 @@ def _descendants(keys: list[str], children: dict[str, tuple[str, ...]]) -> set[s
     return out
 
 
-def _facts_of(path: str, stack_name: str | None, root: str) -> Facts:
-    """What the template exports, imports and nests; nothing when it cannot be read, is
-    no template, or is too costly to evaluate (linted alone, it says why)."""
+def _facts_of(path: str, marks, stack_name: str | None, root: str) -> Facts:
+    """What the template exports, imports and nests (only what its ``marks`` say it may);
+    nothing when it cannot be read, is no template, or is too costly to evaluate (linted
+    alone, it says why)."""
     from fanout_lint.budget import Budget
     from fanout_lint.loaders import Parsed, read_template
     from fanout_lint.loaders.stack_links import exports, imports, naming, nested_stacks
 
     try:
-        parsed = read_template(path)
+        parsed = read_template(path, located=False)
         if not isinstance(parsed, Parsed):
             return NO_FACTS
         x = naming(parsed.data, path, Budget(file=path), stack_name)
         return Facts(
-            exports=tuple(dict.fromkeys(name for name, _, _ in exports(parsed.data, x))),
-            imports=tuple(sorted(imports(parsed.data, x))),
-            children=tuple(n.template for n in nested_stacks(parsed.data, path, root) if n.template),
+            exports=tuple(dict.fromkeys(name for name, _, _ in exports(parsed.data, x))) if marks.exports else (),
+            imports=tuple(sorted(imports(parsed.data, x))) if marks.imports else (),
+            children=tuple(n.template for n in nested_stacks(parsed.data, path, root) if n.template)
+            if marks.nests else (),
         )
     except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
         return NO_FACTS

@@ -156,3 +156,16 @@ def test_the_readme_commands_run_the_plugin_as_written(tmp_path):
     run = subprocess.run([executable, "template.yaml", "-f", "parseable", "--ignore-checks", *BUILTIN],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"} and run.returncode == 2
+
+
+def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports():
+    # cfn-lint lints one template at a time: a parent reads its local nested templates
+    # (their parameters from it, their outputs back), and reports what is found in it;
+    # an import of another template's export stays unknown, so nothing is found on it
+    nested = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "link_nested_fires")
+    imported = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "link_fires")
+    paths = [os.path.join(nested, "parent.yaml"), os.path.join(nested, "workers.yaml"),
+             os.path.join(imported, "queue.yaml"), os.path.join(imported, "worker.yaml")]
+    run = _cfn_lint("--ignore-checks", *BUILTIN, "--", *paths)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert _matches(run.stdout) == {(os.path.realpath(paths[0]), 9, "EFL202")}

@@ -482,3 +482,17 @@ def test_an_imported_queue_is_the_exporting_stacks_node(tmp_path):
     assert {m.function for m in graph.consumers_of(queue.id)} == {"billing/Consumer", "shipping/Consumer"}
     assert dataclasses.asdict(graph.unit)["files"] == tuple(str(tmp_path / n) for n in
                                                             ("billing.yaml", "shared.yaml", "shipping.yaml"))
+
+
+def test_a_generated_repository_split_into_linked_stacks_has_the_same_findings(tmp_path):
+    from collections import Counter
+
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from bench.generate import generate_repo
+
+    generate_repo(str(tmp_path / "alone"), 12, (10, 40), ("yaml", "json"), seed=5, flaw_rate=0.5)
+    generate_repo(str(tmp_path / "linked"), 12, (10, 40), ("yaml", "json"), seed=5, flaw_rate=0.5, link_rate=1.0)
+    alone, linked = _lint(tmp_path / "alone"), _lint(tmp_path / "linked")
+    assert linked.units == 2 * alone.units and not alone.errors and not linked.errors
+    assert Counter((f.name, f.resource) for f in linked.findings) == Counter((f.name, f.resource) for f in alone.findings)

@@ -32,8 +32,11 @@ class Parsed:
     text: str
 
 
-def parse_file(path: str) -> Parsed | LoadError | None:
-    """The file parsed, a one-line error, or None when it cannot be a template."""
+def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
+    """The file parsed, a one-line error, or None when it cannot be a template.
+
+    ``located`` False: values only, for reading what links a template to others (JSON
+    through ``json`` alone, which costs a fraction of finding every key's location)."""
     try:
         data = read_bounded(path, MAX_BYTES)  # kind and size are checked before reading
     except OSError as exc:
@@ -43,15 +46,28 @@ def parse_file(path: str) -> Parsed | LoadError | None:
         if not any(marker in text for marker in _MARKERS):
             return None  # not a template: pre-commit hands us every YAML and JSON file
         syntax = _syntax(text, path)
+        if syntax == "json" and not located:
+            return Parsed(_plain_json(text, path), syntax, text)
         return Parsed(parse_json(text, path) if syntax == "json" else parse_yaml(text, path), syntax, text)
     except ParseError as exc:
         return LoadError(path, exc.line, exc.message, exc.column)
 
 
-def read_template(path: str) -> Parsed | LoadError | None:
+def _plain_json(text: str, path: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        return parse_json(text, path)  # too deep for json: the located parse says so in its words
+
+
+def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
     """A CloudFormation template (not a plan, not a Serverless Framework service), a
     one-line error, or None when the file is no template."""
-    parsed = parse_file(path)
+    parsed = parse_file(path, located)
     if not isinstance(parsed, Parsed) or _is_plan(parsed.data) or not is_template(parsed.data):
         return parsed if isinstance(parsed, LoadError) else None
     if "service" in parsed.data:

@@ -104,25 +104,23 @@ def imports(data: dict, x: Intrinsics) -> set[str]:
     names: set[str] = set()
     seen: set[int] = set()  # YAML aliases share nodes: each is walked once
     stack: list[Any] = [data]
-    while stack:
+    containers = (dict, list)
+    while stack:  # only containers are pushed: most values of a template are scalars
         item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
         if isinstance(item, dict):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            x.budget.step()
             if len(item) == 1 and "Fn::ImportValue" in item:
                 name = x.link_name(item["Fn::ImportValue"])
                 if name is not None:
                     names.add(name)
                 continue
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            if id(item) in seen:
-                continue
-            seen.add(id(item))
-            x.budget.step()
-            stack.extend(item)
+            stack.extend(v for v in item.values() if isinstance(v, containers))
+        else:
+            stack.extend(v for v in item if isinstance(v, containers))
+        if len(seen) % 1024 == 0:
+            x.budget.step(1024)
     return names
 
 
