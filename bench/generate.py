@@ -353,6 +353,26 @@ class Unit:
     resources: int
 
 
+def split_linked(template: dict, prefix: str) -> tuple[dict, dict]:
+    """The template as two stacks that link: the original keeps its topics and queues and
+    exports each queue a mapping reads; a consumer stack holds the mappings and their
+    functions and imports the queues. The findings are the same, found across stacks."""
+    resources = template["Resources"]
+    mappings = {k: v for k, v in resources.items() if v["Type"] == "AWS::Lambda::EventSourceMapping"}
+    functions = {str(m["Properties"]["FunctionName"]) for m in mappings.values()}
+    moved = {k: v for k, v in resources.items() if k in mappings or k in functions}
+    exports: dict = {}
+    for mapping in mappings.values():
+        queue = str(mapping["Properties"]["EventSourceArn"]).split(".")[0]
+        name = f"{prefix}-{queue}-arn"
+        exports[f"{queue}Arn"] = {"Value": GetAtt(f"{queue}.Arn"), "Export": {"Name": name}}
+        mapping["Properties"]["EventSourceArn"] = {"Fn::ImportValue": name}
+    producer = dict(template, Resources={k: v for k, v in resources.items() if k not in moved}, Outputs=exports)
+    consumer = {k: v for k, v in template.items() if k != "Resources"}
+    consumer["Resources"] = moved
+    return producer, consumer
+
+
 def generate_repo(
     root: str,
     units: int,
@@ -360,10 +380,16 @@ def generate_repo(
     formats: tuple[str, ...] = FORMATS,
     seed: int = 0,
     flaw_rate: float = 0.2,
+    link_rate: float = 0.0,
 ) -> list[Unit]:
     """Write ``units`` units under ``root`` (formats in turn), each of about ``resources``
-    resources (or a size drawn from the ``(low, high)`` range). Returns what was written."""
+    resources (or a size drawn from the ``(low, high)`` range). Returns what was written.
+
+    ``link_rate``: the share of CloudFormation templates (YAML, JSON) written as two
+    stacks that link (``split_linked``), drawn from a generator of its own so that the
+    rest of the repository is the same."""
     rng = random.Random(seed)
+    linking = random.Random(seed + 1)
     written = []
     for index in range(units):
         fmt = formats[index % len(formats)]
@@ -390,10 +416,16 @@ def generate_repo(
             template = cfn_template(cells, sam=fmt == "sam")
             extension = "json" if fmt == "json" else "yaml"
             path = os.path.join(team, f"stack{index:04d}.{extension}")
-            text = render_json(template) if fmt == "json" else render_yaml(template)
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            count = len(template["Resources"])
+            stacks = [(path, template)]
+            if link_rate and fmt != "sam" and linking.random() < link_rate:
+                producer, consumer = split_linked(template, f"stack{index:04d}")
+                stacks = [(path, producer), (os.path.join(team, f"stack{index:04d}-consumers.{extension}"), consumer)]
+            for stack_path, stack in stacks:
+                text = render_json(stack) if fmt == "json" else render_yaml(stack)
+                with open(stack_path, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                written.append(Unit(stack_path, fmt, len(stack["Resources"])))
+            continue
         written.append(Unit(path, fmt, count))
     return written
 

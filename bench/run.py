@@ -49,6 +49,7 @@ class Scenario:
     kind: str = "repo"
     series: str | None = None  # rows of one growth series (one unit, growing)
     files: int = 1  # "tf-file": the unit's files (a .tf file may hold at most 512 KiB)
+    link_rate: float = 0.0  # share of templates written as two stacks linked by exports and imports
 
 
 FULL = (
@@ -61,6 +62,10 @@ FULL = (
     Scenario("100 CFN templates", 100, (10, 60), ("yaml", "json"), cfn_lint_runs=1),
     Scenario("1,000 CFN templates", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=1),
     Scenario("2,000 CFN templates", 2000, (10, 60), ("yaml", "json"), cfn_lint_runs=0),
+    # The same 1,000 templates, 30% of them split into a producer and a consumer stack
+    # (1,300 files): what linking costs when there is something to link.
+    Scenario("1,000 CFN templates, 30% as linked stacks", 1000, (10, 60), ("yaml", "json"), cfn_lint_runs=0,
+             link_rate=0.3),
     Scenario("200 mixed units (CFN, SAM, Terraform)", 200, (10, 60), ("yaml", "json", "sam", "tf"), cfn_lint_runs=1),
     # Memory against the number of units, without findings (the report itself grows with them).
     Scenario("10 clean CFN templates", 10, (10, 60), ("yaml", "json"), cfn_lint_runs=0, flaw_rate=0.0),
@@ -197,7 +202,8 @@ def run_scenario(
         resources = sum(_count_resources(f) for f in files)
     else:
         units = generate_repo(
-            root, scenario.units, scenario.resources, scenario.formats, seed=seed, flaw_rate=scenario.flaw_rate
+            root, scenario.units, scenario.resources, scenario.formats, seed=seed, flaw_rate=scenario.flaw_rate,
+            link_rate=scenario.link_rate,
         )
         files, targets = unit_files(units), [root]
         cfn_files = [u.path for u in units if u.format != "tf"]

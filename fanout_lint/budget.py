@@ -54,6 +54,12 @@ MAX_ITEMS = 100_000
 # configurations have tens, large ones a few hundred.
 MAX_MODULE_INSTANCES = 1_000
 
+# Nested stack instances per application, at every depth (a template nested twice is two
+# instances, each read and evaluated with its parent's parameters). Real applications
+# nest a few stacks, large ones tens; a stack nesting another K times at each of D levels
+# makes K^D.
+MAX_NESTED_STACKS = 1_000
+
 # References being resolved inside one another (a local that reads a local that reads a
 # module output ...). Real chains are a few deep, rarely more than twenty; the limit keeps
 # the evaluator's recursion well inside Python's stack.
@@ -86,9 +92,11 @@ class Budget:
     max_items: int = MAX_ITEMS
     max_modules: int = MAX_MODULE_INSTANCES
     max_depth: int = MAX_REFERENCE_DEPTH
+    max_nested_stacks: int = MAX_NESTED_STACKS
     steps: int = 0
     characters: int = 0
     modules: int = 0
+    nested_stacks: int = 0
     depth: int = 0
     # Where evaluation is (file, line, what), set by loaders at resource granularity, so
     # that the error can point somewhere useful.
@@ -114,6 +122,13 @@ class Budget:
         if self.modules > self.max_modules:
             self.file, self.line, self.what = file, line, ""
             self._exceeded(f"the module budget ({self.max_modules:,} module instances)")
+
+    def nested_stack(self, file: str | None, line: int | None) -> None:
+        """Charge one nested stack instance of an application, before it is read."""
+        self.nested_stacks += 1
+        if self.nested_stacks > self.max_nested_stacks:
+            self.file, self.line, self.what = file, line, ""
+            self._exceeded(f"the nested stack budget ({self.max_nested_stacks:,} nested stack instances)")
 
     def enter(self) -> None:
         """One reference deeper; pair with ``leave`` in a ``finally``."""

@@ -311,13 +311,35 @@ def _lint(cfn: Any, options: dict[str, dict] | None):
     data = to_located(cfn.template, file)
     if not isinstance(data, dict):
         return Applied()
-    graph = load_template(data, file)
+    graph = _graph(data, file)
     settings = Settings(options={rule: dict(values) for rule, values in (options or {}).items()})
     findings, _errors = check_graph(graph, ALL_RULES, settings)  # a crashed rule stays silent here
     # the rules cfn-lint runs are those it initialized; without that record, all of them
     ran = tuple(r for r in ALL_RULES if options is None or r.id in options)
     # fanout-lint's own `Metadata: fanout-lint: ignore` applies too, reason and expiry included.
-    return apply_inline(graph, findings, ALL_RULES, ran=ran)
+    applied = apply_inline(graph, findings, ALL_RULES, ran=ran)
+    # cfn-lint reports on the template it lints: what is found in a nested template is
+    # reported when that template is linted (alone, with its parameters' defaults)
+    applied.kept = [f for f in applied.kept if f.unit == file]
+    applied.notices = [n for n in applied.notices if n.loc.file == file]
+    return applied
+
+
+def _graph(data: dict, file: str):
+    """cfn-lint lints one template at a time. Its nested stacks with local templates are
+    linked (their parameters from this template, their outputs back into it); an
+    ``Fn::ImportValue`` stays unknown, since the exporting template is not at hand."""
+    from fanout_lint.applications import repository_root
+    from fanout_lint.loaders.stack_links import nested_stacks
+
+    root = repository_root(file) if file != "-" else "."
+    if file == "-" or not any(n.template for n in nested_stacks(data, file, root)):
+        return load_template(data, file)
+    from fanout_lint.loaders import Parsed
+    from fanout_lint.loaders.application import load_application
+
+    graph, _, _ = load_application((file,), root, given={file: Parsed(data, "yaml", None)})
+    return graph if graph is not None else load_template(data, file)
 
 
 def to_located(node: Any, file: str, depth: int = 0) -> Any:

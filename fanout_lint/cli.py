@@ -205,6 +205,8 @@ def _check(args) -> int:
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
     args.repo_root = repo_root(args.repo_root, os.getcwd())
+    # a named template links with its repository: the git top level, else --repo-root
+    settings = dataclasses.replace(settings, repo_root=args.repo_root)
     try:
         reports = reports_of(args)
     except UsageError as exc:

@@ -134,6 +134,14 @@ def _tidy(path: str) -> str:
     return path
 
 
+def walk_templates(root: str, exclude: tuple[str, ...] = ()) -> list[str]:
+    """The YAML/JSON files below ``root`` that may be templates, as the walk finds them
+    (for linking a named template with the rest of its repository; what cannot be
+    walked is skipped silently: it is no unit of the run)."""
+    found, _ = _walk(root, exclude, [])
+    return [c.path for c in found if c.kind == "cloudformation"]
+
+
 def _key(candidate: Candidate) -> tuple[str, str]:
     # pre-commit passes every changed configuration file of a directory, and a user may name the same
     # place twice (`dir/`, `dir/main.tf`, `./dir`): each unit is linted once

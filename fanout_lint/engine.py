@@ -1,10 +1,22 @@
-"""Runs the pipeline for a set of paths: discover, load and check each unit, collect.
+"""Runs the pipeline for a set of paths, in phases:
 
-Linting one unit is ``unit.py``; here the units are found, handed out (serially, or to
-worker processes by ``parallel.py``) and their results merged in candidate order.
+1. **discover** (``discover.py``): the units under the paths (and, for a named file of a
+   local module, the roots that call it); a shadowed HCL parser is one error here;
+2. **plan the links** (``applications.py``): which templates link with others (imports
+   of exported names, nested stacks, CDK assemblies) and so form applications; every
+   other unit stays a unit of its own. A run that names template files links them with
+   the rest of their repository;
+3. **load, link and check** (``unit.py``): each unit, or each application as one graph
+   (``loaders/application.py`` loads its templates, links them, and builds the graph),
+   is checked by the rules, and its inline suppressions applied; serially, or in worker
+   processes (``parallel.py``), one unit or application per task;
+4. **collect**: the results are merged in the order of the work and sorted; the
+   baseline and the report follow in the command (``check_command.py``).
 """
 
 from __future__ import annotations
+
+import os
 
 from fanout_lint.discover import Candidate, find_units
 from fanout_lint.findings import LoadError, Result
@@ -12,21 +24,24 @@ from fanout_lint.rule import Rule
 from fanout_lint.settings import Settings
 from fanout_lint.unit import lint_or_error
 
+
 def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False,
                root: str | None = None, progress=None) -> Result:
-    """``root``: the repository, where the callers of a named module file are looked for;
+    """``root``: the repository, where the callers of a named module file and the templates
+    a named template links with are looked for (default ``settings.repo_root``);
     ``progress``: called with (units done, units) as units finish."""
-    found = find_units(paths, settings.exclude, root)
-    candidates = found.candidates
+    root = root if root is not None else settings.repo_root
+    found = find_units(paths, settings.exclude, root)  # 1
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped))
     from fanout_lint.hcl_install import parser_problem
 
-    candidates, unusable = parser_problem(candidates)  # a shadowed HCL parser: one error, not one per unit
+    candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    for done, unit in enumerate(_lint_all(candidates, rules, settings, keep_graphs), start=1):
+    work = _plan(candidates, paths, settings, root)  # 2
+    for done, unit in enumerate(_lint_all(work, rules, settings, keep_graphs), start=1):  # 3
         if progress is not None:
-            progress(done, len(candidates))
-        result.skipped.extend(unit.skipped)
+            progress(done, len(work))
+        result.skipped.extend(unit.skipped)  # 4
         result.findings.extend(unit.findings)
         result.errors.extend(unit.errors)
         result.suppressed.extend(unit.suppressed)
@@ -41,12 +56,22 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     return result
 
 
-def _lint_all(candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
-    """Each candidate's result in candidate order: in worker processes when there are many."""
+def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str) -> list:
+    if not settings.link:
+        return list(candidates)
+    from fanout_lint.applications import plan
+
+    named = [p for p in paths if not os.path.isdir(p)] if settings.link_repository else []
+    return plan(candidates, named, settings.exclude, root)
+
+
+def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
+    """Each unit's or application's result in the order of ``work``: in worker processes
+    when there are many."""
     from fanout_lint.parallel import choose_jobs, lint_in_parallel
 
-    jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(candidates))  # graphs stay in this process
+    jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(work))  # graphs stay in this process
     if jobs > 1:
-        return lint_in_parallel(candidates, rules, settings, jobs)
+        return lint_in_parallel(work, rules, settings, jobs)
     # as in a worker, a unit that raises is an error of its own, and the others are linted
-    return (lint_or_error(candidate, rules, settings, keep_graphs) for candidate in candidates)
+    return (lint_or_error(item, rules, settings, keep_graphs) for item in work)

@@ -1,8 +1,9 @@
 """Linting units in parallel processes, with output identical to a serial run.
 
-Units are independent (one template, one Terraform directory), so each is linted whole
-in a worker by ``unit.lint_candidate``; results come back in the order of the
-candidates and are merged exactly as the serial loop merges them.
+Units are independent (one template, one Terraform directory, or one application of
+linked templates), so each is linted whole in a worker by ``unit.lint_candidate``;
+results come back in the order of the work and are merged exactly as the serial loop
+merges them.
 
 A unit can still take its worker down (the kernel's OOM killer, a crash in a C
 extension). The pool then breaks and every unit in flight fails with it, without saying

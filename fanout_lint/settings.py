@@ -36,6 +36,13 @@ class Settings:
     notices: tuple[str, ...] = ()  # about the configuration itself (a rule named by a former name)
     docs_url: str | None = None  # where rule pages are (SARIF helpUri); None: the release's pages
     cache: ParseCache | None = None  # parsed files kept between runs; None: parse everything
+    # Link templates into applications (imports, nested stacks); off, every template is a
+    # unit of its own, as the cfn-lint plugin sees it.
+    link: bool = True
+    # A named template file links with the rest of its repository (the git top level
+    # above it, else ``repo_root``); off, only with the templates the run names.
+    link_repository: bool = True
+    repo_root: str = "."
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

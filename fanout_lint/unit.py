@@ -1,5 +1,6 @@
-"""Linting one unit (a template, a Terraform directory, a plan): load it, run the rules
-on its graphs, apply its inline suppressions, and turn violations into findings.
+"""Linting one unit (a template, a Terraform directory, a plan) or one application
+(templates linked into one graph): load it, run the rules on its graphs, apply its
+inline suppressions, and turn violations into findings.
 
 Both the serial loop and the worker processes call ``lint_or_error``, so one unit's
 failure is an error of that unit and never ends the run.
@@ -8,7 +9,10 @@ failure is an error of that unit and never ends the run.
 from __future__ import annotations
 
 import gc
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from fanout_lint.applications import file_key
 from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import Finding, LoadError, Related, Result
@@ -19,10 +23,14 @@ from fanout_lint.policy import apply_inline
 from fanout_lint.rule import Rule, Violation
 from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
 
+if TYPE_CHECKING:
+    from fanout_lint.applications import Application
 
-def lint_or_error(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
-    """The unit's result, or a one-line error when linting it raised: one unit's failure
-    must not end the run. Serial and parallel runs both go through here."""
+
+def lint_or_error(candidate: Candidate | Application, rules: tuple[Rule, ...], settings: Settings,
+                  keep_graphs: bool = False) -> Result:
+    """The unit's (or application's) result, or a one-line error when linting it raised:
+    one unit's failure must not end the run. Serial and parallel runs both go through here."""
     try:
         return lint_candidate(candidate, rules, settings, keep_graphs)
     except (Exception, SystemExit) as exc:  # SystemExit too: in a worker it would end the pool
@@ -37,7 +45,8 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False) -> Result:
+def lint_candidate(candidate: Candidate | Application, rules: tuple[Rule, ...], settings: Settings,
+                   keep_graphs: bool = False) -> Result:
     # A template's graph, values and findings hold no reference cycles (none on a generated
     # 1,000-template repository; the few some inputs make, e.g. a Terraform plan's, are
     # collected once the collector runs again after the unit): what is not kept is freed
@@ -56,10 +65,15 @@ def lint_candidate(candidate: Candidate, rules: tuple[Rule, ...], settings: Sett
             gc.enable()
 
 
-def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool) -> Result:
+def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], settings: Settings,
+               keep_graphs: bool) -> Result:
     result = Result()
+    notices: list = []
     try:
-        graphs, errors = load_candidate(candidate, settings.cache)
+        if candidate.kind == "application":
+            graphs, errors, notices = _load_application(candidate)
+        else:
+            graphs, errors = load_candidate(candidate, settings.cache)
     except BudgetExceeded as exc:  # hostile or runaway input: this unit only
         return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
     except RecursionError:
@@ -74,10 +88,17 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
         from fanout_lint.unsupported import why_not_linted
 
         result.skipped.append(Skipped(candidate.path, why_not_linted(candidate.path)))
+    result.notices.extend(notices)
+    reported = candidate.reported if candidate.kind == "application" else None
     for graph in graphs:
-        result.units += 1
         findings, rule_errors = check_graph(graph, rules, settings)
+        if len(graph.members) > 1:
+            findings = list(dict.fromkeys(findings))  # a template nested twice finds the same twice
         applied = apply_inline(graph, findings, rules, settings.today, ran=enabled_rules(rules, settings))
+        if reported is not None:
+            _keep_reported(applied, reported)
+        result.units += len(graph.members) if reported is None else sum(
+            1 for unit in graph.members if file_key(unit.path) in reported)
         result.findings.extend(applied.kept)
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
@@ -90,6 +111,30 @@ def _lint_unit(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings
         if keep_graphs:
             result.graphs.append(graph)
     return result
+
+
+def _load_application(app: Application):
+    from fanout_lint.loaders.application import load_application
+
+    graph, errors, notices = load_application(app.paths, app.root, dict(app.stack_names), app.ambiguous)
+    return ([graph] if graph is not None else []), errors, notices
+
+
+def _keep_reported(applied, reported: frozenset[str]) -> None:
+    """Only what involves a reported file: the resource the finding is on, or a related
+    one. A template the run did not name was linked for what it tells about the named
+    ones; a fix goes only into a named file."""
+    def involves(finding: Finding) -> bool:
+        return file_key(finding.unit) in reported or any(file_key(r.loc.file) in reported for r in finding.related)
+
+    def own_fix(finding: Finding) -> Finding:
+        if finding.fix is None or all(file_key(e.file) in reported for e in finding.fix.edits):
+            return finding
+        return replace(finding, fix=None)
+
+    applied.kept = [own_fix(f) for f in applied.kept if involves(f)]
+    applied.suppressed = [s for s in applied.suppressed if involves(s.finding)]
+    applied.notices = [n for n in applied.notices if file_key(n.loc.file) in reported]
 
 
 def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tuple[list[Finding], list[LoadError]]:
@@ -138,7 +183,7 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         loc=loc_of(node, violation.field),
         related=related,
         cdk_path=node.cdk_path,
-        unit=graph.unit.path,
+        unit=graph.unit_of(node),
         involved=involved,
         suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),

@@ -180,13 +180,13 @@ def sender_name(delivery: Delivery) -> str:
 def source_name(node: Node) -> str:
     """How a message names an EventBridge target or an S3 notification. An item (a rule's
     ``Targets`` entry, a bucket's notification) is named by what holds it."""
-    held = node.resource != node.id
+    held = node.resource != node.local_id
     if isinstance(node, EventTarget):
         if node.scheduler:
             return f"EventBridge Scheduler schedule {node.resource}"
         return f"EventBridge rule {node.resource}" if held else f"EventBridge target {node.resource}"
     if isinstance(node, Notification):
-        return f"S3 bucket {node.resource}" if node.resource == node.bucket else f"S3 notification {node.resource}"
+        return f"S3 bucket {node.resource}" if node.resource == node.local(node.bucket) else f"S3 notification {node.resource}"
     return node.resource
 
 

@@ -83,7 +83,7 @@ def check(graph: Graph, options) -> list[Violation]:
         destination = graph.get(target.target)
         related = [(destination, "target")] if destination is not None else []
         rule = graph.rule_of(target)
-        if rule is not None and rule.id != target.resource:
+        if rule is not None and rule.local_id != target.resource:
             related.append((rule, "rule"))
         found.append(Violation(
             at=target,

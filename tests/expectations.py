@@ -9,6 +9,10 @@ blank nor a comment::
 JSON cannot hold comments: ``name.json`` has a sidecar ``name.expected.yaml`` listing
 ``- {rule: shared-queue, line: 12}`` (``main.tf.json`` has ``main.tf.expected.yaml``). A fixture expecting a load error says
 ``# expect-error: <text>`` (any line) or lists ``- {error: <text>}`` in its sidecar.
+
+A ``link_*`` directory is one fixture of several templates linted together (stacks that
+import each other's exports, nested stacks, a CDK ``cdk.out``): each file holds the
+markers of the findings on its own lines.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ def fixture_paths(root: str) -> list[str]:
         if base.startswith(("tf_", "tfvars_")) and any(suffix_of(f) for f in filenames):
             found.append(dirpath)
             dirnames[:] = []  # modules below a Terraform fixture belong to it
+            continue
+        if base.startswith("link_"):
+            found.append(dirpath)
+            dirnames[:] = []  # the templates below a linked fixture are linted together
             continue
         for name in sorted(filenames):
             if name.endswith(SIDECAR) or not name.endswith(FIXTURE_SUFFIXES):
@@ -94,6 +102,6 @@ def _files_of(path: str) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(path):
         dirnames.sort()
         for name in sorted(filenames):
-            if name.endswith((".tf", ".tofu", ".tfvars", ".json")) and not name.endswith(SIDECAR):
+            if name.endswith((".tf", ".tofu", ".tfvars", *FIXTURE_SUFFIXES)) and not name.endswith(SIDECAR):
                 out.append(os.path.join(dirpath, name))
     return out

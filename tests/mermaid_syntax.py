@@ -68,8 +68,9 @@ def check(text: str) -> None:
         elif match := _EDGE.match(line):
             assert not in_subgraph, f"edge inside a subgraph: {line}"
             source, _, label, target = match.groups()
-            assert source in declared, f"undeclared edge source {source}"
-            assert target in declared, f"undeclared edge target {target}"
+            # a link between two units of an application joins their subgraphs
+            assert source in declared or source in subgraphs, f"undeclared edge source {source}"
+            assert target in declared or target in subgraphs, f"undeclared edge target {target}"
             if label is not None:
                 assert label, "empty edge label"
                 check_label(label)

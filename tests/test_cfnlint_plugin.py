@@ -217,3 +217,16 @@ def test_where_e3505_reports_the_queue_and_function_fl202_is_said_once():
     assert len(reported) == len(ours), (reported, [(f.loc.line, f.resource) for f in ours])
     alone = _cfn_lint("--ignore-checks", "E3505", "--", source)
     assert len([1 for _, rule, _ in _lines(alone.stdout) if rule == "EFL202"]) == len(ours)
+
+
+def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports():
+    # cfn-lint lints one template at a time: a parent reads its local nested templates
+    # (their parameters from it, their outputs back), and reports what is found in it;
+    # an import of another template's export stays unknown, so nothing is found on it
+    nested = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "link_nested_fires")
+    imported = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "link_fires")
+    paths = [os.path.join(nested, "parent.yaml"), os.path.join(nested, "workers.yaml"),
+             os.path.join(imported, "queue.yaml"), os.path.join(imported, "worker.yaml")]
+    run = _cfn_lint("--ignore-checks", *BUILTIN, "--", *paths)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert _matches(run.stdout) == {(os.path.realpath(paths[0]), 9, "EFL202")}

@@ -53,6 +53,7 @@ CASES = {
     "focus-stock-queue": [FANOUT, SAM, "--focus", "StockQueue", "--hops", "1"],
     "terraform": ["tests/topology/tf_orders"],
     "delivery": ["tests/topology/delivery.yaml"],
+    "linked": ["tests/topology/linked"],
 }
 FORMATS = {"mermaid": "mmd", "dot": "dot", "json": "json"}
 

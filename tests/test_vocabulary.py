@@ -46,7 +46,7 @@ def _all_findings():
     paths = fixture_paths(os.path.join(ROOT, "tests", "fixtures")) + [os.path.join(ROOT, "examples")]
     for path in paths:
         result = lint_paths([path], ALL_RULES, Settings(jobs=1), keep_graphs=True)
-        formats = {graph.unit.path: graph.unit.format for graph in result.graphs}
+        formats = {unit.path: unit.format for graph in result.graphs for unit in graph.members}
         for finding in result.findings:
             yield formats[finding.unit], finding
 

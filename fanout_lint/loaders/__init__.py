@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+from dataclasses import dataclass
+from typing import Any
 
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
@@ -37,18 +39,66 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tup
     return _load_file(candidate.path)
 
 
-def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
+@dataclass
+class Parsed:
+    data: Any
+    syntax: str
+    text: str
+
+
+def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
+    """The file parsed, a one-line error, or None when it cannot be a template.
+
+    ``located`` False: values only, for reading what links a template to others (JSON
+    through ``json`` alone, which costs a fraction of finding every key's location)."""
     try:
         data = read_bounded(path, MAX_BYTES)  # kind and size are checked before reading
     except OSError as exc:
-        return [], [LoadError(path, None, f"cannot read: {exc.strerror or exc}")]
+        return LoadError(path, None, f"cannot read: {exc.strerror or exc}")
     try:
         text = decode(data)
         if not any(marker in text for marker in _MARKERS):
-            return [], []  # not a template: pre-commit hands us every YAML and JSON file
-        parsed = _parse(text, path)
+            return None  # not a template: pre-commit hands us every YAML and JSON file
+        syntax = _syntax(text, path)
+        if syntax == "json" and not located:
+            return Parsed(_plain_json(text, path), syntax, text)
+        return Parsed(parse_json(text, path) if syntax == "json" else parse_yaml(text, path), syntax, text)
     except ParseError as exc:
-        return [], [LoadError(path, exc.line, exc.message, exc.column)]
+        return LoadError(path, exc.line, exc.message, exc.column)
+
+
+def _plain_json(text: str, path: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        return parse_json(text, path)  # too deep for json: the located parse says so in its words
+
+
+def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
+    """A CloudFormation template (not a plan, not a Serverless Framework service), a
+    one-line error, or None when the file is no template."""
+    parsed = parse_file(path, located)
+    if not isinstance(parsed, Parsed) or _is_plan(parsed.data) or not is_template(parsed.data):
+        return parsed if isinstance(parsed, LoadError) else None
+    if "service" in parsed.data:
+        from fanout_lint.loaders.serverless import is_service
+
+        if is_service(parsed.data):
+            return None
+    return parsed
+
+
+def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
+    parsed_file = parse_file(path)
+    if parsed_file is None:
+        return [], []
+    if isinstance(parsed_file, LoadError):
+        return [], [parsed_file]
+    parsed, text, syntax = parsed_file.data, parsed_file.text, parsed_file.syntax
     if _is_plan(parsed):
         from fanout_lint.loaders.terraform_plan import load_plan
 
@@ -57,22 +107,16 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         from fanout_lint.loaders.serverless import is_service, load_service
 
         if is_service(parsed):
-            return load_service(parsed, path, _syntax(text, path), text)
+            return load_service(parsed, path, syntax, text)
     if not is_template(parsed):
         return [], []
     from fanout_lint.loaders.cloudformation import load_template
 
-    return [load_template(parsed, path, _syntax(text, path), text)], []
+    return [load_template(parsed, path, syntax, text)], []
 
 
 def _syntax(text: str, path: str) -> str:
     return "json" if path.lower().endswith(".json") or text.lstrip().startswith("{") else "yaml"
-
-
-def _parse(text: str, path: str):
-    if _syntax(text, path) == "json":
-        return parse_json(text, path)
-    return parse_yaml(text, path)
 
 
 def _is_plan(parsed) -> bool:

@@ -125,8 +125,19 @@ class Built:
 
 def build(views: Iterable[View], linker: Linker) -> tuple[list[Node], list[DeadLetterUse], list[Mention]]:
     views = list(views)
+    index(views, linker)
+    return build_indexed(views, linker)
+
+
+def index(views: list[View], linker: Linker) -> None:
+    """Passes 1 and 2: physical names and aliases. Linked units are all indexed before any
+    is built, since a reference may cross into another unit (an import of an alias)."""
     _index_names(views, linker)
     _index_aliases(views, linker)
+
+
+def build_indexed(views: list[View], linker: Linker) -> tuple[list[Node], list[DeadLetterUse], list[Mention]]:
+    """Pass 3, once ``index`` has run on the views."""
     out = Built()
     for view in views:
         kind = BY_TYPE.get(view.type)
@@ -155,7 +166,7 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
         if attribute is None or not view.shows_properties:
             continue
         target = view.target((attribute,), "function")
-        if target is not None and linker.is_resource(target) and not target.startswith("external: "):
+        if target is not None and linker.is_resource(target) and target not in linker.externals:
             linker.aliases[view.id] = target
 
 
@@ -203,6 +214,8 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
             multi_instance=view.multi_instance,
         )
         values.update(kind.marks)
+        if linker.namespace:
+            values["namespace"] = linker.namespace
         if view.resource:
             values["resource"] = view.resource
         if kind.key == "topic":

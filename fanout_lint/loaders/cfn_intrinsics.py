@@ -8,11 +8,18 @@ Two questions are asked of a property:
 - ``target(x)``: which resource does it point at? ``Ref`` and ``Fn::GetAtt`` of a
   resource, a ``Fn::Sub``/``Fn::Join`` that names one resource, or a literal ARN, URL or
   name that matches a resource of the template. Anything else is an external node.
+
+When units are linked (``loaders/application.py``) the same two questions cross files:
+``Fn::ImportValue`` of a name another unit of the run exports resolves to the exported
+resource, a nested stack's parameters are the values and references its parent passes
+(``bound``), and ``!GetAtt Child.Outputs.X`` in the parent is what the child's output
+``X`` names (``nested``). Node ids are the unit's logical IDs behind its ``namespace``
+(empty for a unit linted alone), so two linked stacks that both have ``Queue`` stay apart.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
 from fanout_lint.budget import Budget, TooLarge
@@ -21,7 +28,9 @@ from fanout_lint.loaders.names import named_resource
 from fanout_lint.model.nodes import Loc
 from fanout_lint.model.values import (
     PARAMETER,
+    PASSED,
     Known,
+    OneOf,
     Unknown,
     Value,
     choice,
@@ -79,6 +88,67 @@ class _Absent:
 ABSENT = _Absent()
 
 
+class _Node(str):
+    """A node id that ``_target`` resolved (a resource of this unit or of a linked one),
+    as opposed to the label of something outside."""
+
+    __slots__ = ()
+
+
+@dataclass
+class Bound:
+    """A nested stack's parameter as its parent passes it: the parent's expression,
+    evaluated by the parent (a ``!GetAtt Queue.Arn`` passed in names the parent's queue)."""
+
+    name: str  # the child's parameter
+    raw: Any  # what the parent's ``Parameters`` writes for it
+    parent: "Intrinsics"
+    known: bool = True  # False: the parent hides its Parameters (an intrinsic in their place)
+
+    def value(self, depth: int):
+        if not self.known:
+            return Unknown(f"the parent stack's Parameters hide parameter {self.name}")
+        value = self.parent._value(self.raw, depth)
+        if value is ABSENT or isinstance(value, Unknown):
+            return value
+        if isinstance(value, tuple):  # a condition may pass AWS::NoValue
+            return Unknown(f"the parent stack may leave parameter {self.name} out")
+        # The child's setting is written where the child reads the parameter; the value
+        # rests on the parent's parameter default when it is one, else on the parent.
+        options = [o if o.origin == PARAMETER else Known(o.value, PASSED, self.name)
+                   for o in (value.options if isinstance(value, OneOf) else (value,))]
+        return options[0] if len(options) == 1 else OneOf(tuple(options))
+
+    def target(self, kind: str, depth: int):
+        return self.parent.resolve(self.raw, kind, depth) if self.known else None
+
+
+@dataclass
+class ChildStack:
+    """A nested stack's template as its parent sees it: what each output names."""
+
+    intrinsics: "Intrinsics"
+    outputs: dict
+
+    def output(self, name: str | None, kind: str, depth: int) -> "_Node | None":
+        entry = self.outputs.get(name) if name else None
+        if not isinstance(entry, dict) or "Value" not in entry:
+            return None
+        found = self.intrinsics.resolve_node(entry["Value"], kind, depth)
+        return _Node(found) if found is not None else None
+
+
+# Pseudo parameters that name things the same way in every stack of one account and
+# Region (exports and imports only work within one): stand-ins, for matching names of
+# exports and imports against each other only, never a value a rule sees.
+NAMING_PSEUDO = {
+    "AWS::Partition": "aws",
+    "AWS::Region": "<region>",
+    "AWS::AccountId": "<account>",
+    "AWS::URLSuffix": "amazonaws.com",
+}
+
+
 @dataclass
 class Intrinsics:
     """The evaluator of one template's intrinsic functions, with its memos."""
@@ -92,6 +162,32 @@ class Intrinsics:
     budget: Budget = field(default_factory=Budget)
     # (id(node), depth) -> (node, value); the node is kept so its id cannot be reused
     _memo: dict = field(default_factory=dict)
+    _naming: Any = field(default=None, repr=False)  # the evaluator of ``link_name``, made once
+    # Prefix of the unit's node ids when it is linked with others ("" alone).
+    namespace: str = ""
+    # Parameters a parent stack passes to this nested stack: name -> Bound.
+    bound: dict = field(default_factory=dict)
+    # Logical id of an AWS::CloudFormation::Stack -> the loaded child (``ChildStack``).
+    nested: dict = field(default_factory=dict)
+    # The exports of the application (``exports.Exports``), when the unit is linked.
+    exports: Any = None
+    # Pseudo parameters known as text, only for the names of exports and imports.
+    pseudo: dict = field(default_factory=dict)
+    # The Condition of the nested stack resource that creates this stack, as its parent
+    # names it: every resource here exists only when it holds.
+    stack_condition: str | None = None
+
+    def condition_of(self, name: str | None) -> str | None:
+        """A resource's Condition as the graph names it. Linked stacks may each have an
+        ``IsProd`` of their own, so their names are namespaced: rules compare them by name."""
+        own = self.namespace + name if name and self.namespace else name
+        if self.stack_condition is None:
+            return own
+        return self.stack_condition if own is None else f"{self.stack_condition} & {own}"
+
+    def node_id(self, logical_id: str) -> str:
+        """The node a resource of this unit is (its function, for a Lambda alias)."""
+        return self.linker.internal(self.namespace + logical_id if self.namespace else logical_id)
 
     # -- values ------------------------------------------------------------
     def value(self, node: Any, default: Value | None = None) -> Value:
@@ -121,7 +217,7 @@ class Intrinsics:
                 return Known(node)
             (key, arg), = node.items()
             if key == "Ref":
-                return self._ref_value(arg)
+                return self._ref_value(arg, depth)
             if key in _MEMOISED:
                 memo_key = (id(node), depth)
                 hit = self._memo.get(memo_key)
@@ -154,11 +250,18 @@ class Intrinsics:
             return self._find_in_map(arg, depth)
         return self._select(arg, depth)
 
-    def _ref_value(self, name: Any):
+    def _ref_value(self, name: Any, depth: int = 0):
         if not isinstance(name, str):
             return Unknown("malformed Ref")
         if name == NO_VALUE:
             return ABSENT
+        if name in self.pseudo:
+            return Known(self.pseudo[name])
+        if name in self.bound:
+            passed = self.bound[name].value(depth + 1)
+            if passed is not ABSENT:
+                return passed
+            # AWS::NoValue passed: CloudFormation leaves the parameter out, so its default holds
         if name in self.parameters:
             declaration = self.parameters[name]
             if isinstance(declaration, dict) and "Default" in declaration:
@@ -188,7 +291,7 @@ class Intrinsics:
             elif "." in name:
                 part = Unknown(f"${{{name}}} is known only at deploy time")
             else:
-                part = self._ref_value(name)
+                part = self._ref_value(name, depth + 1)
             if part is ABSENT or isinstance(part, tuple):
                 return Unknown("conditional part in Fn::Sub")
             parts.append(part)
@@ -269,12 +372,15 @@ class Intrinsics:
         found = self._target(node, kind, 0)
         if found is ABSENT:
             return None
-        if isinstance(found, str) and found in self.resource_types:
-            return self.linker.internal(found)
+        if isinstance(found, _Node):
+            return str(found)
+        if isinstance(found, str) and found in self.resource_types:  # a bare logical ID
+            return self.node_id(found)
         return self.linker.external(found or _describe(node), loc)
 
     def internal_target(self, node: Any, kind: str) -> str | None:
-        """The logical id ``node`` points at when that is a resource of the unit, else None.
+        """The node id ``node`` points at when that is a resource of the unit (or of a
+        linked unit), else None.
 
         Unlike ``target``, needs no location: most references are internal, and a location
         costs a lookup (and, for JSON, a line count) that only an External node uses.
@@ -282,12 +388,14 @@ class Intrinsics:
         if node is None:
             return None
         found = self._target(node, kind, 0)
+        if isinstance(found, _Node):
+            return str(found)
         if isinstance(found, str) and found in self.resource_types:
-            return self.linker.internal(found)
+            return self.node_id(found)
         return None
 
     def _target(self, node: Any, kind: str, depth: int):
-        """A logical id, ABSENT, or None/label text when the target is outside."""
+        """A node id (``_Node``), ABSENT, or None/label text when the target is outside."""
         if depth > 50:
             return None
         self.budget.step()
@@ -297,22 +405,30 @@ class Intrinsics:
                 if arg == NO_VALUE:
                     return ABSENT
                 if isinstance(arg, str) and arg in self.resource_types:
-                    return arg
+                    return _Node(self.node_id(arg))
+                if isinstance(arg, str) and arg in self.bound:
+                    passed = self.bound[arg].target(kind, depth + 1)
+                    if passed is not ABSENT and passed is not None:
+                        return passed
                 if isinstance(arg, str) and arg in self.parameters:
-                    value = self._ref_value(arg)
+                    value = self._ref_value(arg, depth)
                     if isinstance(value, Known) and isinstance(value.value, str):
                         return self._literal(value.value, kind) or f"parameter {arg}"
                     return f"parameter {arg}"
                 return None
             if key == "Fn::GetAtt":
                 resource = _getatt_resource(arg)
+                if resource in self.nested:
+                    output = self.nested[resource].output(_getatt_output(arg), kind, depth + 1)
+                    if output is not None:
+                        return output
                 if resource in self.resource_types:
-                    return resource
+                    return _Node(self.node_id(resource))
                 return None
             if key in ("Fn::Sub", "Fn::Join"):
                 named = self._resources_named_in(node)
                 if len(named) == 1:
-                    return named.pop()
+                    return _Node(self.node_id(named.pop()))
                 value = self._value(node, depth + 1)
                 if isinstance(value, Known) and isinstance(value.value, str):
                     return self._literal(value.value, kind)
@@ -324,6 +440,10 @@ class Intrinsics:
                     return branches.pop()
                 return "conditional reference"
             if key == "Fn::ImportValue":
+                if self.exports is not None:
+                    found = self.exports.target(self, self.link_name(arg), kind, depth + 1)
+                    if found is not None:
+                        return _Node(found)
                 name = self._value(arg, depth + 1)
                 if isinstance(name, Known):
                     return f"import {name.value}"
@@ -336,9 +456,34 @@ class Intrinsics:
             return self._literal(node, kind) or node
         return None
 
+    def resolve(self, node: Any, kind: str, depth: int):
+        """What ``node`` names, as ``_target`` says it (a node id, a label, ABSENT or None),
+        for a nested stack reading a parameter its parent passes."""
+        return self._target(node, kind, depth)
+
+    def resolve_node(self, node: Any, kind: str, depth: int) -> str | None:
+        """The node ``node`` names, when it is a resource of a linked unit, else None: for
+        an importer reading an export, a parent reading a nested stack's output."""
+        found = self._target(node, kind, depth)
+        return str(found) if isinstance(found, _Node) else None
+
+    # -- names of exports and imports ------------------------------------------
+    def link_name(self, node: Any) -> str | None:
+        """The export or import name ``node`` evaluates to, with pseudo parameters as
+        stand-ins (see ``NAMING_PSEUDO``; ``AWS::StackName`` when the stack's name is
+        known), or None when the template does not prove one name."""
+        naming = self._naming
+        if naming is None:
+            naming = self._naming = replace(self, pseudo={**NAMING_PSEUDO, **self.pseudo}, _memo={})
+        value = naming.value(node)
+        if isinstance(value, Known) and isinstance(value.value, str) and value.value:
+            return value.value
+        return None
+
     def _literal(self, text: str, kind: str) -> str | None:
         """A literal ARN, queue URL or name that names a resource of the template."""
-        return named_resource(text, kind, self.linker.names)
+        found = named_resource(text, kind, self.linker.names)
+        return _Node(self.linker.internal(found)) if found is not None else None
 
     def _resources_named_in(self, node: Any) -> set[str]:
         """Resources a Fn::Sub or Fn::Join refers to (pseudo parameters aside)."""
@@ -408,6 +553,17 @@ def pseudo_text(node: Any) -> str | None:
         last = end
     pieces.append(text[last:])
     return "".join(pieces).replace("${!", "${")
+
+
+def _getatt_output(arg: Any) -> str | None:
+    """``X`` of ``!GetAtt Stack.Outputs.X`` (either form), else None."""
+    if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], str):
+        attribute = arg[1]
+    elif isinstance(arg, str) and "." in arg:
+        attribute = arg.split(".", 1)[1]
+    else:
+        return None
+    return attribute[len("Outputs."):] if attribute.startswith("Outputs.") and len(attribute) > 8 else None
 
 
 def _getatt_resource(arg: Any) -> str | None:

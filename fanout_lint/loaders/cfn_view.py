@@ -29,15 +29,17 @@ class CfnView:
                  suppressions: tuple[Suppression, ...], exported: bool, cdk_path: str | None):
         self.raw = raw
         self.x = intrinsics
-        self.id = raw.id
+        namespace = intrinsics.namespace
+        # linked with other units: the id is namespaced, what findings name is not
+        self.id = namespace + raw.id if namespace else raw.id
         self.type = raw.type
         self.loc = raw.loc
-        self.resource = raw.resource
+        self.resource = (raw.resource or raw.id) if namespace else raw.resource
         self.written = written
         self.syntax = syntax
         self.cdk_path = cdk_path
         self.suppressions = suppressions
-        self.condition = raw.condition
+        self.condition = intrinsics.condition_of(raw.condition)
         self.exported = exported
         self.shows_properties = raw.props_known
         self.props = raw.props
@@ -180,7 +182,7 @@ class CfnItemView(CfnView):
         self.id = f"{parent.id}.{items.path.rsplit('.', 1)[-1]}[{index}]"
         self.type = f"{parent.type}.{items.path}"
         self.loc = loc
-        self.resource = parent.id
+        self.resource = parent.raw.id
         self.written = parent.raw.items_written or ITEM_WRITTEN.get(items.construct, parent.written)
         self.syntax = parent.syntax
         self.cdk_path = parent.cdk_path

@@ -9,6 +9,7 @@ suppressions in ``Metadata``. Each resource is then handed to the one builder
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fanout_lint.budget import Budget
@@ -26,23 +27,51 @@ from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Writ
 CDK = Written("cloudformation", "CDK", generated=True)
 
 
-def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None = None) -> Graph:
+@dataclass
+class Stack:
+    """One template read at the template level, ready to become views: alone, or one
+    stack of an application (``application.py``), behind its ``namespace`` there."""
+
+    file: str
+    data: dict
+    syntax: str
+    text: str | None
+    resources: list[RawResource]
+    intrinsics: Intrinsics
+    linker: Linker
+
+    def views(self) -> list[CfnView]:
+        exported = exported_ids(self.data, self.intrinsics)
+        return [_view(r, self.intrinsics, exported, self.syntax) for r in self.resources]
+
+
+def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Budget, namespace: str = "",
+               **linked) -> Stack:
+    """The template's resources (SAM expanded), parameters and mappings. ``linked``: what
+    linking sets on the evaluator (``bound``, ``pseudo``, ``stack_condition``)."""
     resources = raw_resources(data, file, syntax)
     if means_sam(data, resources):
         resources = expand_sam(resources, data)
     parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
     mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}
-    linker = Linker({r.id: r.type for r in resources})
+    types = {r.id: r.type for r in resources}
+    linker = Linker({namespace + i: t for i, t in types.items()} if namespace else types, namespace)
     intrinsics = Intrinsics(
         file=file,
         parameters=parameters,
         mappings=mappings,
-        resource_types=linker.types,
+        resource_types=types,
         linker=linker,
-        budget=Budget(file=file),
+        budget=budget,
+        namespace=namespace,
+        **linked,
     )
-    exported = exported_ids(data, intrinsics)
-    nodes, uses, mentions = build((_view(r, intrinsics, exported, syntax) for r in resources), linker)
+    return Stack(file, data, syntax, text, resources, intrinsics, linker)
+
+
+def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None = None) -> Graph:
+    stack = open_stack(data, file, syntax, text, Budget(file=file))
+    nodes, uses, mentions = build(stack.views(), stack.linker)
     return Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {},
                  mentions=mentions)
 
@@ -53,13 +82,14 @@ def _view(resource: RawResource, intrinsics: Intrinsics, exported: set[str], syn
     cdk_path = cdk_path if isinstance(cdk_path, str) else None
     written = CDK if cdk_path else resource.written or CLOUDFORMATION
     intrinsics.budget.at(intrinsics.file, resource.loc.line, resource.id)
+    node_id = intrinsics.namespace + resource.id if intrinsics.namespace else resource.id
     return CfnView(resource, intrinsics, written, syntax, metadata_suppressions(metadata, resource.loc),
-                   resource.id in exported, cdk_path)
+                   node_id in exported, cdk_path)
 
 
 def exported_ids(data: dict, intrinsics: Intrinsics, every_output: bool = False) -> set[str]:
-    """Resources an ``Outputs`` entry with ``Export`` names (any entry, for ``every_output``:
-    the Serverless Framework exports them all): other stacks may use them."""
+    """Node ids of the resources an ``Outputs`` entry with ``Export`` names (any entry, for
+    ``every_output``: the Serverless Framework exports them all): other stacks may use them."""
     outputs = data.get("Outputs")
     exported: set[str] = set()
     if not isinstance(outputs, dict):

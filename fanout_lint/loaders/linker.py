@@ -9,6 +9,10 @@ A loader says what a reference is in its own terms (``!GetAtt Q.Arn``,
 - a literal ARN, queue URL or physical name names the resource whose name the unit
   proves (``names``: ``(kind, name) -> id``, filled from the schema's name fields);
 - anything else is an ``External`` node, made once per label.
+
+Ids are node ids: a unit linked with others (``loaders/application.py``) has every id
+behind its ``namespace``, its External nodes too, so that two stacks' ``Queue`` and two
+stacks' ``parameter Arn`` stay apart in the application's one graph.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from fanout_lint.model.nodes import External, Loc
 
 
 class Linker:
-    def __init__(self, types: dict[str, str]):
-        self.types = types  # resource id -> type, every resource of the unit
+    def __init__(self, types: dict[str, str], namespace: str = ""):
+        self.types = types  # node id -> type, every resource of the unit
+        self.namespace = namespace
         self.names: dict[tuple[str, str], str] = {}
         self.aliases: dict[str, str] = {}  # alias or version id -> function id
         self.externals: dict[str, External] = {}
@@ -40,7 +45,8 @@ class Linker:
         self.names.setdefault((kind, name), resource_id)
 
     def external(self, label: str, loc: Loc) -> str:
-        node_id = f"external: {label}"
+        node_id = f"{self.namespace}external: {label}"
         if node_id not in self.externals:
-            self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external")
+            self.externals[node_id] = External(id=node_id, loc=loc, label=label, type="external",
+                                              namespace=self.namespace)
         return node_id

@@ -27,6 +27,7 @@ from fanout_lint.model.nodes import (
     Subscription,
     Topic,
     Unit,
+    UnitLink,
 )
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.values import Known, verdict
@@ -36,8 +37,16 @@ N = TypeVar("N", bound=Node)
 
 class Graph:
     def __init__(self, unit: Unit, nodes: Iterable[Node], dead_letter_uses: Iterable[DeadLetterUse] = (),
-                 sources: dict[str, str] | None = None, mentions: Iterable[Mention] = ()):
+                 sources: dict[str, str] | None = None, mentions: Iterable[Mention] = (),
+                 members: tuple[Unit, ...] = (), node_units: dict[str, str] | None = None,
+                 links: tuple[UnitLink, ...] = ()):
         self.unit = unit
+        # An application (templates linked by imports and nested stacks) is one graph of
+        # several units: each node is in one of them (``unit_of``), and ``links`` says how
+        # they are joined. A graph of one unit is its own only member.
+        self.members: tuple[Unit, ...] = members or (unit,)
+        self._node_units: dict[str, str] = node_units or {}
+        self.links = links
         # file -> the text the nodes' locations point into, for fixes; dropped once they are made
         self.sources: dict[str, str] = sources or {}
         self._nodes: dict[str, Node] = {}
@@ -116,6 +125,10 @@ class Graph:
                 yield Delivery(notification, notification.destination, S3)
 
     # -- nodes -------------------------------------------------------------
+    def unit_of(self, node: Node) -> str:
+        """The path of the unit the node is in: its template file in an application."""
+        return self._node_units.get(node.id, self.unit.path) if self._node_units else self.unit.path
+
     def all(self, kind: type[N]) -> list[N]:
         return list(self._by_kind.get(kind, ()))  # type: ignore[arg-type]
 

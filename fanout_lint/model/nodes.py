@@ -137,10 +137,24 @@ class Node:
     # call): two references to it may name two instances, so a count of distinct
     # referrers (subscribers, consumers, source queues) proves nothing.
     multi_instance: bool = False
+    # The prefix of the id when the unit is linked with others into one graph ("" alone):
+    # ids must not collide across stacks, while ``resource`` stays the logical ID.
+    namespace: str = ""
 
     def __post_init__(self) -> None:
         if not self.resource:
             object.__setattr__(self, "resource", self.id)
+
+    @property
+    def local_id(self) -> str:
+        """The id inside its own unit: what ``resource`` is compared with."""
+        return self.id[len(self.namespace):] if self.namespace else self.id
+
+    def local(self, node_id: str | None) -> str | None:
+        """Another node id of the same unit, inside that unit (see ``local_id``)."""
+        if node_id and self.namespace and node_id.startswith(self.namespace):
+            return node_id[len(self.namespace):]
+        return node_id
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
@@ -377,8 +391,24 @@ class Delivery:
 
 @dataclass(frozen=True)
 class Unit:
-    """What one graph describes: a template file, a Terraform directory, a plan file."""
+    """What one graph describes: a template file, a Terraform directory, a plan file; for
+    an application (linked templates), its first template, with every file in ``files``."""
 
     path: str
     format: str  # cloudformation | terraform | terraform-plan
     files: tuple[str, ...] = field(default=())
+
+
+# What links two units of an application (``UnitLink.kind``).
+IMPORTS = "imports"  # Fn::ImportValue of a name the other unit exports
+NESTS = "nests"  # a nested stack (AWS::CloudFormation::Stack) whose template is the other unit
+
+
+@dataclass(frozen=True)
+class UnitLink:
+    """``source`` uses ``target``: imports what it exports, or nests it as a stack."""
+
+    source: str  # unit path (a template file)
+    target: str
+    kind: str  # IMPORTS or NESTS
+    label: str  # the export name, or the nested stack's logical ID

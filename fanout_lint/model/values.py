@@ -20,6 +20,7 @@ from typing import Any, Callable, Union
 LITERAL = "literal"
 DEFAULT = "default"  # the AWS (or provider) default for an absent property
 PARAMETER = "parameter"  # a CloudFormation parameter default
+PASSED = "passed"  # a nested stack's parameter, as its parent stack passes it
 VARIABLE = "variable"  # a Terraform variable default or tfvars value
 
 
@@ -198,7 +199,7 @@ def _same(a: Any, b: Any) -> bool:
 def _weakest(combo: tuple[Known, ...]) -> tuple[str, str]:
     # A value built from a parameter default rests on that default: say so.
     for k in combo:
-        if k.origin in (PARAMETER, VARIABLE):
+        if k.origin in (PARAMETER, PASSED, VARIABLE):
             return k.origin, k.detail
     for k in combo:
         if k.origin == DEFAULT:
@@ -219,6 +220,8 @@ def describe(value: Value, unit: str = "") -> str:
             text += " (default)"
         elif option.origin == PARAMETER:
             text += f" (default of parameter {option.detail})"
+        elif option.origin == PASSED:
+            text += f" (parameter {option.detail}, as the parent stack passes it)"
         elif option.origin == VARIABLE:
             text += f" (value of variable {option.detail})"
         parts.append(text)

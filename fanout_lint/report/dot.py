@@ -60,15 +60,23 @@ def render(topology: Topology) -> str:
         '  node [fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=10];',
     ]
+    if topology.links:
+        lines.append("  compound=true;")  # edges between clusters (units of an application)
+    linked = {c for link in topology.links for c in (link.source, link.target)}
     members = topology.nodes_by_cluster()
     for cluster in topology.clusters:
         lines.append(f"  subgraph cluster_{cluster.id} {{")
         lines.append(f'    label={quote(cluster.path)}; style="rounded"; color="#8c959f";')
         for node in members[cluster.id]:
             lines.append(f"    {node.id} [{_node_attributes(node)}];")
+        if cluster.id in linked:  # a cluster edge needs a node inside; an empty cluster has none
+            lines.append(f"    {cluster.id}_unit [shape=point, style=invis];")
         lines.append("  }")
     for edge in topology.edges:
         lines.append(f"  {edge.source} -> {edge.target} [{_edge_attributes(edge)}];")
+    for link in topology.links:
+        lines.append(f"  {link.source}_unit -> {link.target}_unit [ltail=cluster_{link.source}, "
+                     f"lhead=cluster_{link.target}, label={quote(link.text)}, style=dashed];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

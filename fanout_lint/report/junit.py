@@ -89,8 +89,8 @@ def _clean_units(result: Result, root: str) -> list[str]:
     with_findings = {relative_path(clean(f.unit), root) for f in result.findings if f.unit}
     failed = {relative_path(e.file, root) for e in result.errors}
     without = []
-    for graph in result.graphs:
-        unit = relative_path(clean(graph.unit.path), root)
+    for member in (unit for graph in result.graphs for unit in graph.members):  # an application's units too
+        unit = relative_path(clean(member.path), root)
         inside = unit + "/" if unit != "." else ""
         if unit not in with_findings and not any(p == unit or p.startswith(inside) for p in failed):
             without.append(unit)

@@ -89,6 +89,9 @@ def render(topology: Topology) -> str:
         text = edge_text(edge)
         label = f'|"{text}"|' if text else ""
         lines.append(f"  {edge.source} {arrow}{label} {edge.target}")
+    # after the resources' edges, so that their linkStyle indexes do not move
+    for link in topology.links:
+        lines.append(f'  {link.source} -.->|"{escape(link.text)}"| {link.target}')
     lines.extend(_styles(topology))
     return "\n".join(lines) + "\n"
 

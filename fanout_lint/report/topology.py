@@ -5,6 +5,10 @@ the formats cannot disagree about what is connected to what. Subscriptions and e
 source mappings are nodes of their own: they hold the settings that matter (protocol,
 raw delivery, filter policy) and the findings about them.
 
+An application (templates linked by imports and nested stacks) is one graph of several
+units: each unit is a cluster of its own, an edge between two of its clusters is marked
+``between_units``, and the view's ``links`` say which unit imports from or nests which.
+
 Findings are placed by the node ids the engine recorded on them. A finding about a
 resource that is not drawn (a queue policy, a Lambda permission) is shown on the
 resources it governs.
@@ -25,6 +29,7 @@ from functools import cached_property
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
+    NESTS,
     Bucket,
     EventRule,
     EventSourceMapping,
@@ -125,6 +130,7 @@ class ViewEdge:
     failure: bool = False  # the path failed messages take
     external: bool = False  # one end is outside the unit
     marks: tuple[Mark, ...] = ()
+    between_units: bool = False  # its ends are in two units of one application
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "label", clean(self.label))  # may quote a template value
@@ -135,6 +141,24 @@ class ViewEdge:
 
 
 @dataclass(frozen=True)
+class UnitEdge:
+    """One unit of an application uses another: ``imports`` a name it exports, or
+    ``nests`` it as a stack (``label``: the export name, the nested stack's logical ID)."""
+
+    source: str  # Cluster ids
+    target: str
+    kind: str
+    label: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "label", clean(self.label))
+
+    @property
+    def text(self) -> str:
+        return f"nested stack {self.label}" if self.kind == NESTS else f"imports {self.label}"
+
+
+@dataclass(frozen=True)
 class Topology:
     clusters: tuple[Cluster, ...] = ()
     nodes: tuple[ViewNode, ...] = ()
@@ -142,6 +166,7 @@ class Topology:
     findings: tuple[Finding, ...] = ()
     errors: tuple[LoadError, ...] = ()
     placements: tuple[tuple[str, ...], ...] = ()  # per finding: the node ids showing it
+    links: tuple[UnitEdge, ...] = ()  # between the clusters of one application
 
     def node(self, node_id: str) -> ViewNode | None:
         return self._by_id.get(node_id)
@@ -187,27 +212,34 @@ def safe_ids(keys, prefix: str) -> dict[str, str]:
 
 
 def build(graphs: list[Graph], findings: list[Finding], errors: list[LoadError] = ()) -> Topology:
-    clusters, nodes, edges = [], [], []
+    clusters, nodes, edges, links = [], [], [], []
     placed: dict[int, tuple[str, ...]] = {}
     by_unit: dict[str, list[tuple[int, Finding]]] = {}
     for i, f in enumerate(findings):
         by_unit.setdefault(f.unit, []).append((i, f))
-    for index, graph in enumerate(graphs):
-        cluster = Cluster(id=f"u{index}", path=graph.unit.path, format=graph.unit.format)
-        unit_findings = by_unit.get(graph.unit.path, [])
-        unit_nodes, unit_edges, unit_placed = _unit_view(graph, cluster, [f for _, f in unit_findings])
-        clusters.append(cluster)
+    for graph in graphs:
+        members: dict[str, Cluster] = {}
+        for unit in graph.members:
+            members[unit.path] = Cluster(id=f"u{len(clusters)}", path=unit.path, format=unit.format)
+            clusters.append(members[unit.path])
+        unit_findings = [entry for path in members for entry in by_unit.get(path, [])]
+        unit_nodes, unit_edges, unit_placed = _unit_view(graph, members, [f for _, f in unit_findings])
         nodes.extend(unit_nodes)
         edges.extend(unit_edges)
         for (i, _), at in zip(unit_findings, unit_placed):
             placed[i] = at
+        links += [UnitEdge(members[link.source].id, members[link.target].id, link.kind, link.label)
+                  for link in graph.links if link.source in members and link.target in members]
     placements = tuple(placed.get(i, ()) for i in range(len(findings)))
-    return Topology(tuple(clusters), tuple(nodes), tuple(edges), tuple(findings), tuple(errors), placements)
+    return Topology(tuple(clusters), tuple(nodes), tuple(edges), tuple(findings), tuple(errors), placements,
+                    tuple(links))
 
 
-def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
+def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding]):
+    """The graph's view nodes (each in the cluster of its unit), edges and placements."""
     raw_edges = _edges(graph)
     node_marks, edge_marks, shown_at = _place(graph, findings, raw_edges)
+    home = members[graph.unit.path] if graph.unit.path in members else next(iter(members.values()))
 
     drawn: dict[str, None] = {}  # insertion-ordered set of graph node ids
     for node in graph.nodes():
@@ -219,10 +251,20 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
         drawn.setdefault(source, None)
         drawn.setdefault(target, None)
 
-    ids = safe_ids(drawn, f"n{cluster.id[1:]}_")
+    cluster_of: dict[str, Cluster] = {}
+    grouped: dict[str, list[str]] = {}
+    for key in drawn:
+        node = graph.get(key)
+        cluster = members.get(graph.unit_of(node), home) if node is not None else home
+        cluster_of[key] = cluster
+        grouped.setdefault(cluster.id, []).append(key)
+    ids: dict[str, str] = {}
+    for cluster_id, keys in grouped.items():  # ids are unique per cluster prefix
+        ids.update(safe_ids(keys, f"n{cluster_id[1:]}_"))
     nodes = []
     for key in drawn:
         node = graph.get(key)
+        cluster = cluster_of[key]
         marks = tuple(node_marks.get(key, ()))
         if node is None:
             nodes.append(ViewNode(
@@ -244,6 +286,7 @@ def _unit_view(graph: Graph, cluster: Cluster, findings: list[Finding]):
             external=graph.get(source) is None or graph.get(target) is None
             or graph.is_external(source) or graph.is_external(target),
             marks=tuple(edge_marks.get((source, target), ())),
+            between_units=cluster_of[source] is not cluster_of[target],
         )
         for source, target, kind, label, failure in raw_edges
     ]
@@ -258,8 +301,8 @@ _ALWAYS_DRAWN = (Topic, Subscription, Queue, EventSourceMapping, EventRule, Even
 
 def _label(node: Node) -> str:
     if isinstance(node, External):
-        return node.label or node.id
-    return node.id
+        return node.label or node.local_id
+    return node.local_id  # its cluster says which unit of an application it is in
 
 
 def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
@@ -493,9 +536,10 @@ def focus(topology: Topology, resource: str, hops: int = 2) -> Topology:
     drawn_clusters = {n.cluster for n in nodes}
     clusters = tuple(c for c in topology.clusters if c.id in drawn_clusters)
     kept = [(f, at) for f, at in zip(topology.findings, topology.placements) if keep.intersection(at)]
+    links = tuple(link for link in topology.links if link.source in drawn_clusters and link.target in drawn_clusters)
     return replace(
         topology, clusters=clusters, nodes=nodes, edges=edges,
-        findings=tuple(f for f, _ in kept), placements=tuple(at for _, at in kept),
+        findings=tuple(f for f, _ in kept), placements=tuple(at for _, at in kept), links=links,
     )
 
 
@@ -534,11 +578,14 @@ def as_dict(topology: Topology) -> dict:
                 "label": e.label,
                 "failure": e.failure,
                 "external": e.external,
+                "between_units": e.between_units,
                 "severity": e.severity.value if e.severity else None,
                 "findings": [m.as_dict() for m in e.marks],
             }
             for e in topology.edges
         ],
+        "links": [{"source": link.source, "target": link.target, "kind": link.kind, "label": link.label}
+                  for link in topology.links],
         "findings": [f.as_dict() for f in topology.findings],
         "errors": [e.as_dict() for e in topology.errors],
     }

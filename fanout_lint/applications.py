@@ -1,0 +1,332 @@
+"""Which templates of a run link, and how they group into applications.
+
+Most templates link with nothing. Whether one may is decided from its bytes
+(``stack_links.marks``: ``ImportValue``, ``Export``, ``TemplateURL``,
+``Serverless::Application``); every other unit stays on the plain path, loaded and
+checked alone, so a run of templates that link nothing reads each file once more and
+parses nothing more. Only when some template may import and another may export, or some
+template may nest, are those templates parsed here for their *link facts*: the names
+they export and import, and the templates they nest (``stack_links.py``).
+
+An application is a connected component of the templates joined by an import of a name
+exactly one template exports, or by nesting. It is loaded and checked whole, in one
+worker, as one graph (``loaders/application.py``). A nested template belongs to its
+parent's application and is not linted alone, as a Terraform module is linted inside
+its caller; a template nested by no template of the run is linted alone, as before.
+
+A run that names template files (pre-commit hands the hook the staged files) links them
+against the rest of their repository: the git top level above each (else the
+``--repo-root``) is scanned the same way, cheaply, and the templates that link with a
+named one join its application. Findings of such an application are reported when they
+involve a named template (``Application.reported``), so a named template's findings are
+those of a full run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from fanout_lint.discover import Candidate, walk_templates
+from fanout_lint.regular_files import read_bounded
+
+KIND = "application"
+# Words of a named template that make its repository worth scanning: the link marks, and
+# what a nested template has (its parent passes parameters in and reads outputs).
+SCAN_MARKS = (b"Parameters", b"Outputs")
+
+
+@dataclass(frozen=True)
+class Application:
+    """Templates linked into one graph: the top-level templates to load (their nested
+    templates are found from them), and what loading needs to know."""
+
+    paths: tuple[str, ...]
+    root: str  # nested templates are read only inside it
+    stack_names: tuple[tuple[str, str], ...] = ()  # template -> stack name, from a CDK assembly
+    ambiguous: frozenset[str] = frozenset()  # export names more than one template defines
+    # Files (as ``file_key``) whose findings are reported, when the application includes
+    # templates the run did not name (pre-commit); None reports every finding.
+    reported: frozenset[str] | None = None
+    kind: str = field(default=KIND, init=False)
+
+    @property
+    def path(self) -> str:
+        return self.paths[0]
+
+
+@dataclass(frozen=True)
+class Facts:
+    exports: tuple[str, ...] = ()
+    imports: tuple[str, ...] = ()
+    children: tuple[str, ...] = ()  # nested templates, as paths
+
+
+NO_FACTS = Facts()
+
+
+def file_key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
+
+
+def plan(candidates: list[Candidate], named: list[str], exclude: tuple[str, ...] = (),
+         repo_root: str = ".") -> list[Candidate | Application]:
+    """The run's work in candidate order: single units, and applications in the place of
+    their first template."""
+    templates = [c.path for c in candidates if c.kind == "cloudformation"]
+    if not templates:
+        return list(candidates)
+    scan = _Scan(exclude, repo_root)
+    run = {file_key(path): path for path in templates}
+    universe = dict(run)
+    for root in scan.roots_to_scan([p for p in named if file_key(p) in run]):
+        for path in walk_templates(root, exclude):
+            universe.setdefault(file_key(path), path)
+    applications = scan.applications(universe, run)
+    if not applications:
+        return list(candidates)
+    work: list[Candidate | Application] = []
+    placed: set[int] = set()
+    for candidate in candidates:
+        app = applications.get(file_key(candidate.path)) if candidate.kind == "cloudformation" else None
+        if app is None:
+            work.append(candidate)
+        elif id(app) not in placed:
+            placed.add(id(app))
+            work.append(app)
+    return work
+
+
+class _Scan:
+    """One run's look at its templates: bytes, facts, manifests and roots, each read once."""
+
+    def __init__(self, exclude: tuple[str, ...], repo_root: str):
+        self.exclude = exclude
+        self.repo_root = repo_root
+        self._marks: dict[str, object] = {}
+        self._facts: dict[str, Facts] = {}
+        self._stack_names: dict[str, dict[str, str]] = {}
+        self._roots: dict[str, str] = {}
+
+    # -- bytes ----------------------------------------------------------------
+    def data(self, path: str) -> bytes:
+        from fanout_lint.loaders.source import MAX_BYTES
+
+        try:
+            return read_bounded(path, MAX_BYTES)
+        except OSError:
+            return b""  # the unit reports it when it is loaded
+
+    def marks(self, key: str, path: str):
+        found = self._marks.get(key)
+        if found is None:
+            from fanout_lint.loaders.stack_links import marks
+
+            found = self._marks[key] = marks(self.data(path))
+        return found
+
+    # -- where templates may link from ----------------------------------------
+    def root_of(self, path: str) -> str:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._roots:
+            self._roots[directory] = repository_root(path, self.repo_root)
+        return self._roots[directory]
+
+    def roots_to_scan(self, named: list[str]) -> list[str]:
+        """The repositories of the named templates that may link (a named template is
+        scanned for when it may import, export, nest, or be nested: it has parameters or
+        outputs)."""
+        from fanout_lint.loaders.stack_links import marks
+
+        roots: dict[str, None] = {}
+        for path in named:
+            data = self.data(path)
+            self._marks[file_key(path)] = marks(data)
+            if self._marks[file_key(path)].any or any(m in data for m in SCAN_MARKS):
+                top = _git_top(os.path.dirname(os.path.abspath(path)))
+                if top is None and _inside(os.path.abspath(path), os.path.abspath(self.repo_root)):
+                    top = os.path.abspath(self.repo_root)
+                if top is not None:
+                    roots[_spelled(top)] = None
+        return list(roots)
+
+    # -- facts ----------------------------------------------------------------
+    def stack_name(self, path: str) -> str | None:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory not in self._stack_names:
+            from fanout_lint.loaders.cdk_assembly import MANIFEST, stack_names
+
+            present = os.path.isfile(os.path.join(directory, MANIFEST))
+            self._stack_names[directory] = stack_names(directory) if present else {}
+        return self._stack_names[directory].get(os.path.basename(path))
+
+    def facts(self, key: str, path: str) -> Facts:
+        found = self._facts.get(key)
+        if found is None:
+            found = self._facts[key] = _facts_of(path, self.marks(key, path), self.stack_name(path), self.root_of(path))
+        return found
+
+    def applications(self, universe: dict[str, str], run: dict[str, str]) -> dict[str, Application]:
+        """Run template key -> its application, for the templates that link.
+
+        Templates are parsed only as far as links can reach from the run's: those that
+        may nest, import or export; the exporters (all of them, since a name two
+        templates export links neither) only once a known name is imported or exported;
+        the importers once a known name is exported; and templates outside the run only
+        when they may reach it (a parent that names a run template's file, say).
+        """
+        marks = {key: self.marks(key, path) for key, path in universe.items()}
+        importing = any(m.imports for m in marks.values())
+        if not any(m.nests for m in marks.values()) and not (importing and any(m.exports for m in marks.values())):
+            return {}
+        paths = dict(universe)
+        facts: dict[str, Facts] = {}
+        pending = [key for key in run if marks[key].any]
+        outside_nests = [key for key, m in marks.items() if m.nests and key not in run]
+        exporters = importers = False
+        while True:
+            while pending:
+                key = pending.pop()
+                if key in facts:
+                    continue
+                facts[key] = self.facts(key, paths[key])
+                for child in facts[key].children:  # nested templates join, named or not
+                    paths.setdefault(file_key(child), child)
+                    pending.append(file_key(child))
+            if not exporters and any(f.imports or f.exports for f in facts.values()):
+                exporters = True
+                pending += [key for key, m in marks.items() if m.exports and key not in facts]
+            if not importers and any(f.exports for f in facts.values()):
+                importers = True
+                pending += [key for key, m in marks.items() if m.imports and key not in facts]
+            reached = [os.path.basename(paths[key]).encode("utf-8", "surrogatepass") for key in (*run, *facts)]
+            for key in [k for k in outside_nests if k not in facts]:
+                data = self.data(paths[key])
+                if any(name in data for name in reached):  # it may nest a template reached so far
+                    pending.append(key)
+            outside_nests = [k for k in outside_nests if k not in facts and k not in pending]
+            if not pending:
+                break
+        return _components(facts, paths, run, self)
+
+
+def _components(facts: dict[str, Facts], paths: dict[str, str], run: dict[str, str], scan: _Scan):
+    exporters: dict[str, set[str]] = {}
+    for key, fact in facts.items():
+        for name in fact.exports:
+            exporters.setdefault(name, set()).add(key)
+    ambiguous = frozenset(name for name, keys in exporters.items() if len(keys) > 1)
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.get(key, key) != key:
+            parent[key] = parent.get(parent[key], parent[key])
+            key = parent[key]
+        return key
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    children: dict[str, tuple[str, ...]] = {}
+    for key, fact in facts.items():
+        for name in fact.imports:
+            exporter = exporters.get(name, ())
+            if len(exporter) == 1:
+                union(key, next(iter(exporter)))
+        children[key] = tuple(file_key(c) for c in fact.children)
+        for child in children[key]:
+            union(key, child)
+    nested = {child for kids in children.values() for child in kids}
+    groups: dict[str, list[str]] = {}
+    for key in facts:
+        groups.setdefault(find(key), []).append(key)
+    order = {key: i for i, key in enumerate(run)}
+    found: dict[str, Application] = {}
+    for members in groups.values():
+        if len(members) < 2 or not any(key in run for key in members):
+            continue
+        tops = [key for key in members if key not in nested] or [min(k for k in members if k in run)]
+        tops.sort(key=lambda k: (order.get(k, len(order)), paths[k]))
+        reported = _descendants([k for k in members if k in run], children)
+        application = Application(
+            paths=tuple(paths[k] for k in tops),
+            root=scan.root_of(paths[tops[0]]),
+            stack_names=tuple((paths[k], name) for k in tops if (name := scan.stack_name(paths[k]))),
+            ambiguous=ambiguous,
+            reported=None if reported >= set(members) else frozenset(reported),
+        )
+        for key in members:
+            if key in run:
+                found[key] = application
+    return found
+
+
+def _descendants(keys: list[str], children: dict[str, tuple[str, ...]]) -> set[str]:
+    """``keys`` and every template they nest, at any depth."""
+    out: set[str] = set()
+    pending = list(keys)
+    while pending:
+        key = pending.pop()
+        if key not in out:
+            out.add(key)
+            pending.extend(children.get(key, ()))
+    return out
+
+
+def _facts_of(path: str, marks, stack_name: str | None, root: str) -> Facts:
+    """What the template exports, imports and nests (only what its ``marks`` say it may);
+    nothing when it cannot be read, is no template, or is too costly to evaluate (linted
+    alone, it says why)."""
+    from fanout_lint.budget import Budget
+    from fanout_lint.loaders import Parsed, read_template
+    from fanout_lint.loaders.stack_links import exports, imports, naming, nested_stacks
+
+    try:
+        parsed = read_template(path, located=False)
+        if not isinstance(parsed, Parsed):
+            return NO_FACTS
+        x = naming(parsed.data, path, Budget(file=path), stack_name)
+        return Facts(
+            exports=tuple(dict.fromkeys(name for name, _, _ in exports(parsed.data, x))) if marks.exports else (),
+            imports=tuple(sorted(imports(parsed.data, x))) if marks.imports else (),
+            children=tuple(n.template for n in nested_stacks(parsed.data, path, root) if n.template)
+            if marks.nests else (),
+        )
+    except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
+        return NO_FACTS
+
+
+def repository_root(path: str, repo_root: str = ".") -> str:
+    """The git top level above ``path``, else ``repo_root`` when it holds the path, else
+    the path's own directory: a template's nested templates are read only inside it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    top = _git_top(directory)
+    if top is None:
+        repo = os.path.abspath(repo_root)
+        top = repo if _inside(directory, repo) else directory
+    return top
+
+
+def _git_top(directory: str) -> str | None:
+    current = directory
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        up = os.path.dirname(current)
+        if up == current:
+            return None
+        current = up
+
+
+def _spelled(directory: str) -> str:
+    """A directory to walk, relative when it is the current one or inside it: the walk
+    spells what it finds from it, and a full run of ``.`` spells its files ``./...``."""
+    here = os.getcwd()
+    return os.path.relpath(directory, here) if _inside(directory, here) else directory
+
+
+def _inside(path: str, top: str) -> bool:
+    path, top = os.path.normcase(path), os.path.normcase(top)
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)

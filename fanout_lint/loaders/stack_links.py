@@ -1,0 +1,176 @@
+"""What links one CloudFormation template to others: the names it exports and imports,
+and the templates it nests.
+
+Both sides of linking read templates through here, so they cannot disagree: the run's
+plan (``fanout_lint/applications.py``, which templates form an application) and the
+application's loader (``application.py``, which links them into one graph).
+
+- An export is an ``Outputs`` entry with ``Export: {Name: ...}``; an import is a
+  ``Fn::ImportValue`` anywhere in the template. Names are evaluated like any value
+  (literals, ``!Sub``/``!Join`` of parameter defaults, mappings) with pseudo parameters
+  as stand-ins (``Intrinsics.link_name``): ``AWS::Region`` and ``AWS::AccountId`` are the
+  same for both ends, since imports only work within one account and Region.
+  ``AWS::StackName`` is known only when a CDK cloud assembly names the stack; a name the
+  template does not prove links nothing.
+- A nested stack is an ``AWS::CloudFormation::Stack`` whose ``TemplateURL`` is a local
+  path (as ``aws cloudformation package`` and ``sam build`` read it, relative to the
+  template), or whose CDK metadata ``aws:asset:path`` names the ``*.nested.template.json``
+  beside it; or an ``AWS::Serverless::Application`` whose ``Location`` is a local path.
+
+Deciding cheaply comes first: ``may_link`` looks for the words in the file's bytes, so a
+template without them is never parsed twice.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from fanout_lint.budget import Budget
+from fanout_lint.loaders.cfn_intrinsics import Intrinsics
+from fanout_lint.loaders.located import Map
+from fanout_lint.regular_files import resolved_path
+
+# Words in the bytes of a template that may link: one of them must be there.
+IMPORT_MARK = b"ImportValue"
+EXPORT_MARK = b"Export"
+NEST_MARKS = (b"TemplateURL", b"Serverless::Application")
+
+NESTED_TYPES = {"AWS::CloudFormation::Stack": "TemplateURL", "AWS::Serverless::Application": "Location"}
+TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+_REMOTE = ("http://", "https://", "s3://")
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Which kinds of link a file's bytes may hold."""
+
+    imports: bool
+    exports: bool
+    nests: bool
+
+    @property
+    def any(self) -> bool:
+        return self.imports or self.exports or self.nests
+
+
+def marks(data: bytes) -> Marks:
+    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, any(m in data for m in NEST_MARKS))
+
+
+@dataclass(frozen=True)
+class Nested:
+    """A nested stack resource: its logical ID, the template it names (a path, or None when
+    that is not a local file), the parameters it passes, and its Condition."""
+
+    id: str
+    template: str | None
+    parameters: Any  # the resource's Parameters as written (a mapping, or an intrinsic)
+    props_known: bool  # False: the template hides the resource's properties
+    condition: str | None
+    line: int | None
+
+
+def naming(data: dict, file: str, budget: Budget, stack_name: str | None) -> Intrinsics:
+    """An evaluator for export and import names of the template (no resources needed)."""
+    parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
+    mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}
+    return Intrinsics(file=file, parameters=parameters, mappings=mappings, resource_types={}, budget=budget,
+                      pseudo=stack_pseudo(stack_name))
+
+
+def stack_pseudo(stack_name: str | None) -> dict:
+    return {"AWS::StackName": stack_name} if stack_name else {}
+
+
+def exports(data: dict, x: Intrinsics) -> list[tuple[str, str, Any]]:
+    """(name, output key, value as written) of each export whose name the template proves."""
+    outputs = data.get("Outputs")
+    found = []
+    if not isinstance(outputs, dict):
+        return found
+    for key, output in outputs.items():
+        if not isinstance(output, dict) or not isinstance(output.get("Export"), dict):
+            continue
+        name = x.link_name(output["Export"].get("Name"))
+        if name is not None and "Value" in output:
+            found.append((name, str(key), output["Value"]))
+    return found
+
+
+def imports(data: dict, x: Intrinsics) -> set[str]:
+    """The names the template imports (those it proves), wherever ``Fn::ImportValue`` is."""
+    names: set[str] = set()
+    seen: set[int] = set()  # YAML aliases share nodes: each is walked once
+    stack: list[Any] = [data]
+    containers = (dict, list)
+    while stack:  # only containers are pushed: most values of a template are scalars
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            if len(item) == 1 and "Fn::ImportValue" in item:
+                name = x.link_name(item["Fn::ImportValue"])
+                if name is not None:
+                    names.add(name)
+                continue
+            stack.extend(v for v in item.values() if isinstance(v, containers))
+        else:
+            stack.extend(v for v in item if isinstance(v, containers))
+        if len(seen) % 1024 == 0:
+            x.budget.step(1024)
+    return names
+
+
+def nested_stacks(data: dict, file: str, root: str) -> list[Nested]:
+    """The template's nested stack resources, each with its local template when it has one
+    inside ``root``."""
+    resources = data.get("Resources")
+    found = []
+    if not isinstance(resources, dict):
+        return found
+    for logical_id, body in resources.items():
+        if not isinstance(body, dict) or body.get("Type") not in NESTED_TYPES:
+            continue
+        props = body.get("Properties")
+        known = isinstance(props, dict) and not any(str(k).startswith("Fn::") for k in props)
+        props = props if known else {}
+        reference = props.get(NESTED_TYPES[body["Type"]])
+        metadata = body.get("Metadata") if isinstance(body.get("Metadata"), dict) else {}
+        asset = metadata.get("aws:asset:path")
+        template = None
+        if isinstance(reference, str) and not reference.startswith(_REMOTE):
+            template = child_path(file, reference, root)
+        elif isinstance(asset, str) and metadata.get("aws:asset:property", "TemplateURL") == "TemplateURL":
+            template = child_path(file, asset, root)  # CDK: the nested template beside the parent's
+        condition = body.get("Condition")
+        found.append(Nested(
+            id=str(logical_id), template=template, parameters=props.get("Parameters"), props_known=known,
+            condition=condition if isinstance(condition, str) else None,
+            line=resources.loc_of(logical_id).line if isinstance(resources, Map) else None,
+        ))
+    return found
+
+
+def child_path(parent: str, reference: str, root: str) -> str | None:
+    """The path of a nested template named ``reference`` in ``parent``, spelled as the
+    parent is (``./a/b.yaml`` stays ``./``-relative, as a walk of ``.`` spells it); None
+    when it is not a template file inside ``root``.
+
+    The author of the template chooses the reference: it must not make the linter read
+    files elsewhere (``/proc/self/environ``, ``../../secrets.json``).
+    """
+    if not reference or "\x00" in reference or not reference.lower().endswith(TEMPLATE_SUFFIXES):
+        return None
+    joined = os.path.normpath(os.path.join(os.path.dirname(parent), reference))
+    if not os.path.isabs(joined) and parent.startswith("./") and not joined.startswith(".."):
+        joined = "./" + joined
+    real, top = resolved_path(joined), resolved_path(root)
+    if real is None or top is None:
+        return None
+    real, top = os.path.normcase(real), os.path.normcase(top)
+    if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
+        return None
+    return joined
