@@ -78,6 +78,9 @@ def add_arguments(check) -> None:
     check.add_argument("--docs-url", metavar="URL", default=None,
                        help="where the rule pages are, for SARIF helpUri: <URL><rule-name>.md "
                             "(default: the pages of this release)")
+    check.add_argument("--no-link", action="store_true",
+                       help="lint every template alone: no Fn::ImportValue resolved through another template's "
+                            "export, no nested stack read, no CDK assembly as one application")
     check.add_argument("--no-cache", action="store_true",
                        help="parse every file, and neither read nor write the cache of parsed Terraform files "
                             "(off in CI anyway; it lives in $XDG_CACHE_HOME/fanout-lint)")

@@ -206,7 +206,7 @@ def _check(args) -> int:
         settings = dataclasses.replace(settings, jobs=args.jobs)
     args.repo_root = repo_root(args.repo_root, os.getcwd())
     # a named template links with its repository: the git top level, else --repo-root
-    settings = dataclasses.replace(settings, repo_root=args.repo_root)
+    settings = dataclasses.replace(settings, repo_root=args.repo_root, link=not args.no_link)
     try:
         reports = reports_of(args)
     except UsageError as exc:

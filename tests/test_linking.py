@@ -496,3 +496,16 @@ def test_a_generated_repository_split_into_linked_stacks_has_the_same_findings(t
     alone, linked = _lint(tmp_path / "alone"), _lint(tmp_path / "linked")
     assert linked.units == 2 * alone.units and not alone.errors and not linked.errors
     assert Counter((f.name, f.resource) for f in linked.findings) == Counter((f.name, f.resource) for f in alone.findings)
+
+
+def test_no_link_lints_every_template_alone(tmp_path, monkeypatch, capsys):
+    _app(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main([".", "--format", "json"]) == 1
+    linked = json.loads(capsys.readouterr().out)
+    assert "FL201" in [f["rule"] for f in linked["findings"]]
+    # alone, each consumer reads an imported queue it cannot see: no queue is proved shared
+    main([".", "--format", "json", "--no-link"])
+    alone = json.loads(capsys.readouterr().out)["findings"]
+    assert "FL201" not in [f["rule"] for f in alone]
+    assert [f for f in alone if f["rule"] != "FL201"] == [f for f in linked["findings"] if f["rule"] != "FL201"]
