@@ -34,6 +34,9 @@ KIND = "application"
 # Words of a named template that make its repository worth scanning: the link marks, and
 # what a nested template has (its parent passes parameters in and reads outputs).
 SCAN_MARKS = (b"Parameters", b"Outputs")
+# Source characters of the parses the plan keeps for the loader; past it, a linked
+# template is parsed again when its application is loaded (time for memory).
+KEEP_PARSED_CHARS = 4 * 1024 * 1024  # about 40 MiB of trees at most
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class Application:
     # Files (as ``file_key``) whose findings are reported, when the application includes
     # templates the run did not name (pre-commit); None reports every finding.
     reported: frozenset[str] | None = None
+    # Templates the plan has already parsed (YAML, with locations), path -> Parsed: the
+    # loader takes each one out as it reads it, so it is parsed once and freed once used.
+    # Not sent to worker processes (pickling a tree costs about what parsing it does).
+    given: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     kind: str = field(default=KIND, init=False)
 
     @property
@@ -107,6 +114,8 @@ class _Scan:
         self._facts: dict[str, Facts] = {}
         self._stack_names: dict[str, dict[str, str]] = {}
         self._roots: dict[str, str] = {}
+        self.parsed: dict[str, object] = {}  # key -> the Parsed its facts were read from
+        self._kept_chars = 0
 
     # -- bytes ----------------------------------------------------------------
     def data(self, path: str) -> bytes:
@@ -163,7 +172,11 @@ class _Scan:
     def facts(self, key: str, path: str) -> Facts:
         found = self._facts.get(key)
         if found is None:
-            found = self._facts[key] = _facts_of(path, self.marks(key, path), self.stack_name(path), self.root_of(path))
+            found, parsed = _facts_of(path, self.marks(key, path), self.stack_name(path), self.root_of(path))
+            self._facts[key] = found
+            if parsed is not None and self._kept_chars + len(parsed.text) <= KEEP_PARSED_CHARS:
+                self._kept_chars += len(parsed.text)
+                self.parsed[key] = parsed
         return found
 
     def applications(self, universe: dict[str, str], run: dict[str, str]) -> dict[str, Application]:
@@ -256,6 +269,7 @@ def _components(facts: dict[str, Facts], paths: dict[str, str], run: dict[str, s
             stack_names=tuple((paths[k], name) for k in tops if (name := scan.stack_name(paths[k]))),
             ambiguous=ambiguous,
             reported=None if reported >= set(members) else frozenset(reported),
+            given={paths[k]: scan.parsed[k] for k in members if k in scan.parsed},
         )
         for key in members:
             if key in run:
@@ -275,10 +289,11 @@ def _descendants(keys: list[str], children: dict[str, tuple[str, ...]]) -> set[s
     return out
 
 
-def _facts_of(path: str, marks, stack_name: str | None, root: str) -> Facts:
+def _facts_of(path: str, marks, stack_name: str | None, root: str) -> tuple[Facts, object]:
     """What the template exports, imports and nests (only what its ``marks`` say it may);
     nothing when it cannot be read, is no template, or is too costly to evaluate (linted
-    alone, it says why)."""
+    alone, it says why). And the parse, when it is the one loading needs (YAML, located;
+    JSON is read here without locations, which costs a fraction of the located parse)."""
     from fanout_lint.budget import Budget
     from fanout_lint.loaders import Parsed, read_template
     from fanout_lint.loaders.stack_links import exports, imports, naming, nested_stacks
@@ -286,16 +301,17 @@ def _facts_of(path: str, marks, stack_name: str | None, root: str) -> Facts:
     try:
         parsed = read_template(path, located=False)
         if not isinstance(parsed, Parsed):
-            return NO_FACTS
+            return NO_FACTS, None
         x = naming(parsed.data, path, Budget(file=path), stack_name)
-        return Facts(
+        facts = Facts(
             exports=tuple(dict.fromkeys(name for name, _, _ in exports(parsed.data, x))) if marks.exports else (),
             imports=tuple(sorted(imports(parsed.data, x))) if marks.imports else (),
             children=tuple(n.template for n in nested_stacks(parsed.data, path, root) if n.template)
             if marks.nests else (),
         )
+        return facts, (parsed if parsed.syntax == "yaml" else None)
     except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
-        return NO_FACTS
+        return NO_FACTS, None
 
 
 def repository_root(path: str, repo_root: str = ".") -> str:

@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+import gc
 import os
+from dataclasses import replace
 
 from fanout_lint.discover import Candidate, find_units
 from fanout_lint.findings import LoadError, Result
@@ -62,16 +64,27 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     from fanout_lint.applications import plan
 
     named = [p for p in paths if not os.path.isdir(p)] if settings.link_repository else []
-    return plan(candidates, named, settings.exclude, root)
+    # The plan parses the templates that may link and keeps their trees for the loader:
+    # acyclic, as every parse is, so the cyclic collector would only rescan them
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return plan(candidates, named, settings.exclude, root)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
     """Each unit's or application's result in the order of ``work``: in worker processes
     when there are many."""
+    from fanout_lint.applications import KIND
     from fanout_lint.parallel import choose_jobs, lint_in_parallel
 
     jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(work))  # graphs stay in this process
     if jobs > 1:
+        # what the plan parsed stays here: pickling a tree to a worker costs about what parsing it there does
+        work = [replace(item, given={}) if item.kind == KIND else item for item in work]
         return lint_in_parallel(work, rules, settings, jobs)
     # as in a worker, a unit that raises is an error of its own, and the others are linted
     return (lint_or_error(item, rules, settings, keep_graphs) for item in work)

@@ -509,3 +509,21 @@ def test_no_link_lints_every_template_alone(tmp_path, monkeypatch, capsys):
     alone = json.loads(capsys.readouterr().out)["findings"]
     assert "FL201" not in [f["rule"] for f in alone]
     assert [f for f in alone if f["rule"] != "FL201"] == [f for f in linked["findings"] if f["rule"] != "FL201"]
+
+
+def test_a_linked_template_the_plan_parsed_is_not_parsed_again(tmp_path, monkeypatch):
+    import fanout_lint.loaders as loaders
+
+    _app(tmp_path)
+    expected = [(f.name, f.resource, f.loc) for f in _lint(tmp_path).findings]
+    parsed: list[str] = []
+    real = loaders.parse_yaml
+
+    def counting(text, path):
+        parsed.append(os.path.basename(path))
+        return real(text, path)
+
+    monkeypatch.setattr(loaders, "parse_yaml", counting)
+    again = [(f.name, f.resource, f.loc) for f in _lint(tmp_path).findings]
+    assert again == expected
+    assert sorted(parsed) == ["billing.yaml", "shared.yaml", "shipping.yaml"]  # once each: plan, then load
