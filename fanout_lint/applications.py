@@ -34,9 +34,6 @@ KIND = "application"
 # Words of a named template that make its repository worth scanning: the link marks, and
 # what a nested template has (its parent passes parameters in and reads outputs).
 SCAN_MARKS = (b"Parameters", b"Outputs")
-# Source characters of the parses the plan keeps for the loader; past it, a linked
-# template is parsed again when its application is loaded (time for memory).
-KEEP_PARSED_CHARS = 4 * 1024 * 1024  # about 40 MiB of trees at most
 
 
 @dataclass(frozen=True)
@@ -51,10 +48,6 @@ class Application:
     # Files (as ``file_key``) whose findings are reported, when the application includes
     # templates the run did not name (pre-commit); None reports every finding.
     reported: frozenset[str] | None = None
-    # Templates the plan has already parsed (YAML, with locations), path -> Parsed: the
-    # loader takes each one out as it reads it, so it is parsed once and freed once used.
-    # Not sent to worker processes (pickling a tree costs about what parsing it does).
-    given: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
     kind: str = field(default=KIND, init=False)
 
     @property
@@ -114,8 +107,6 @@ class _Scan:
         self._facts: dict[str, Facts] = {}
         self._stack_names: dict[str, dict[str, str]] = {}
         self._roots: dict[str, str] = {}
-        self.parsed: dict[str, object] = {}  # key -> the Parsed its facts were read from
-        self._kept_chars = 0
 
     # -- bytes ----------------------------------------------------------------
     def data(self, path: str) -> bytes:
@@ -172,11 +163,8 @@ class _Scan:
     def facts(self, key: str, path: str) -> Facts:
         found = self._facts.get(key)
         if found is None:
-            found, parsed = _facts_of(path, self.marks(key, path), self.stack_name(path), self.root_of(path))
-            self._facts[key] = found
-            if parsed is not None and self._kept_chars + len(parsed.text) <= KEEP_PARSED_CHARS:
-                self._kept_chars += len(parsed.text)
-                self.parsed[key] = parsed
+            found = self._facts[key] = _facts_of(path, self.data(path), self.marks(key, path),
+                                                 self.stack_name(path), self.root_of(path))
         return found
 
     def applications(self, universe: dict[str, str], run: dict[str, str]) -> dict[str, Application]:
@@ -269,7 +257,6 @@ def _components(facts: dict[str, Facts], paths: dict[str, str], run: dict[str, s
             stack_names=tuple((paths[k], name) for k in tops if (name := scan.stack_name(paths[k]))),
             ambiguous=ambiguous,
             reported=None if reported >= set(members) else frozenset(reported),
-            given={paths[k]: scan.parsed[k] for k in members if k in scan.parsed},
         )
         for key in members:
             if key in run:
@@ -289,31 +276,28 @@ def _descendants(keys: list[str], children: dict[str, tuple[str, ...]]) -> set[s
     return out
 
 
-def _facts_of(path: str, marks, stack_name: str | None, root: str) -> tuple[Facts, object]:
-    """What the template exports, imports and nests (only what its ``marks`` say it may);
-    nothing when it cannot be read, is no template, or is too costly to evaluate (linted
-    alone, it says why). And the parse, when it is the one loading needs (YAML, located;
-    JSON is read here without locations, which costs a fraction of the located parse)."""
+def _facts_of(path: str, data: bytes, marks, stack_name: str | None, root: str) -> Facts:
+    """What the template exports, imports and nests (only what its ``marks`` say it may),
+    read from the parts of it that can say so (``loaders.link_data``); nothing when it
+    cannot be read, is no template, or is too costly to evaluate (linted alone, it says
+    why)."""
     from fanout_lint.budget import Budget
-    from fanout_lint.loaders import Parsed, read_template
-    from fanout_lint.loaders.stack_links import exports, imports, naming, nested_stacks
+    from fanout_lint.loaders import link_data
+    from fanout_lint.loaders.stack_links import LINK_WORDS, exports, imports, naming, nested_stacks
 
     try:
-        parsed = read_template(path, located=False)
-        if not isinstance(parsed, Parsed):
-            return NO_FACTS, None
-        x = naming(parsed.data, path, Budget(file=path), stack_name)
-        facts = Facts(
-            exports=tuple(dict.fromkeys(name for name, _, _ in exports(parsed.data, x))) if marks.exports else (),
-            imports=tuple(sorted(imports(parsed.data, x))) if marks.imports else (),
-            children=tuple(n.template for n in nested_stacks(parsed.data, path, root) if n.template)
+        template = link_data(path, data, LINK_WORDS)
+        if template is None:
+            return NO_FACTS
+        x = naming(template, path, Budget(file=path), stack_name)
+        return Facts(
+            exports=tuple(dict.fromkeys(name for name, _, _ in exports(template, x))) if marks.exports else (),
+            imports=tuple(sorted(imports(template, x))) if marks.imports else (),
+            children=tuple(n.template for n in nested_stacks(template, path, root) if n.template)
             if marks.nests else (),
         )
-        return facts, (parsed if parsed.syntax == "yaml" else None)
     except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
-        return NO_FACTS, None
-
-
+        return NO_FACTS
 def repository_root(path: str, repo_root: str = ".") -> str:
     """The git top level above ``path``, else ``repo_root`` when it holds the path, else
     the path's own directory: a template's nested templates are read only inside it."""

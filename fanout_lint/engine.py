@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import os
-from dataclasses import replace
 
 from fanout_lint.discover import Candidate, find_units
 from fanout_lint.findings import LoadError, Result
@@ -40,6 +39,13 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
     work = _plan(candidates, paths, settings, root)  # 2
+    _collect(result, work, rules, settings, keep_graphs, progress)
+    result.sort()
+    return result
+
+
+def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool,
+             progress) -> None:
     for done, unit in enumerate(_lint_all(work, rules, settings, keep_graphs), start=1):  # 3
         if progress is not None:
             progress(done, len(work))
@@ -54,8 +60,6 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
             from fanout_lint.fixes.sources import merge
 
             merge(result.fix_sources, unit.fix_sources)
-    result.sort()
-    return result
 
 
 def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str) -> list:
@@ -64,8 +68,8 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     from fanout_lint.applications import plan
 
     named = [p for p in paths if not os.path.isdir(p)] if settings.link_repository else []
-    # The plan parses the templates that may link and keeps their trees for the loader:
-    # acyclic, as every parse is, so the cyclic collector would only rescan them
+    # the plan parses parts of the templates that may link: acyclic trees, as every
+    # parse's, which the cyclic collector would only rescan
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -78,13 +82,10 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
 def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
     """Each unit's or application's result in the order of ``work``: in worker processes
     when there are many."""
-    from fanout_lint.applications import KIND
     from fanout_lint.parallel import choose_jobs, lint_in_parallel
 
     jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(work))  # graphs stay in this process
     if jobs > 1:
-        # what the plan parsed stays here: pickling a tree to a worker costs about what parsing it there does
-        work = [replace(item, given={}) if item.kind == KIND else item for item in work]
         return lint_in_parallel(work, rules, settings, jobs)
     # as in a worker, a unit that raises is an error of its own, and the others are linted
     return (lint_or_error(item, rules, settings, keep_graphs) for item in work)

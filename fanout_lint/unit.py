@@ -116,7 +116,7 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
 def _load_application(app: Application):
     from fanout_lint.loaders.application import load_application
 
-    graph, errors, notices = load_application(app.paths, app.root, dict(app.stack_names), app.ambiguous, app.given)
+    graph, errors, notices = load_application(app.paths, app.root, dict(app.stack_names), app.ambiguous)
     return ([graph] if graph is not None else []), errors, notices
 
 

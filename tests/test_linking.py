@@ -511,19 +511,81 @@ def test_no_link_lints_every_template_alone(tmp_path, monkeypatch, capsys):
     assert [f for f in alone if f["rule"] != "FL201"] == [f for f in linked["findings"] if f["rule"] != "FL201"]
 
 
-def test_a_linked_template_the_plan_parsed_is_not_parsed_again(tmp_path, monkeypatch):
+def test_the_plan_parses_only_the_parts_of_a_template_that_link(tmp_path, monkeypatch):
     import fanout_lint.loaders as loaders
 
     _app(tmp_path)
+    for name in ("billing.yaml", "shipping.yaml"):  # a resource that links nothing, after the ones that do
+        audit = "  Audit:\n    Type: AWS::SQS::Queue\n    Properties:\n      MessageRetentionPeriod: 1209600\n"
+        (tmp_path / name).write_text((tmp_path / name).read_text(encoding="utf-8") + audit, encoding="utf-8")
     expected = [(f.name, f.resource, f.loc) for f in _lint(tmp_path).findings]
-    parsed: list[str] = []
+    parsed: list[tuple[str, int]] = []
     real = loaders.parse_yaml
 
     def counting(text, path):
-        parsed.append(os.path.basename(path))
+        parsed.append((os.path.basename(path), len(text)))
         return real(text, path)
 
     monkeypatch.setattr(loaders, "parse_yaml", counting)
-    again = [(f.name, f.resource, f.loc) for f in _lint(tmp_path).findings]
-    assert again == expected
-    assert sorted(parsed) == ["billing.yaml", "shared.yaml", "shipping.yaml"]  # once each: plan, then load
+    assert [(f.name, f.resource, f.loc) for f in _lint(tmp_path).findings] == expected
+    for name in ("billing.yaml", "shared.yaml", "shipping.yaml"):
+        size = len((tmp_path / name).read_text(encoding="utf-8"))
+        sizes = sorted(n for file, n in parsed if file == name)
+        assert sizes[-1] == size and sizes.count(size) == 1, (name, sizes)  # loaded once, whole
+        assert len(sizes) == 2 and sizes[0] < size, (name, sizes)  # planned from a part of it
+
+
+@pytest.mark.parametrize("text", [
+    "Resources:\n  A: &x\n    Type: AWS::SQS::Queue\n  B:\n    Type: AWS::SNS::Topic\n    Properties: *x\n"
+    "Outputs:\n  O:\n    Value: !Ref B\n    Export: {Name: n}\n",
+    "Resources:\n  A:\n    Type: AWS::SQS::Queue\n  A:\n    Type: AWS::SNS::Topic\n",
+    "---\nResources: {A: {Type: AWS::SQS::Queue}}\nOutputs:\n  O:\n    Value: x\n    Export:\n      Name: n\n",
+    '"Resources":\n  A:\n    Type: AWS::SQS::Queue\n',
+    "%YAML 1.2\n---\nResources:\n  A:\n    Type: AWS::SQS::Queue\n",
+])
+def test_the_link_facts_of_a_cut_template_are_those_of_the_whole(text):
+    from fanout_lint.loaders import link_data
+    from fanout_lint.loaders.link_sections import cut
+    from fanout_lint.loaders.source import parse_yaml
+    from fanout_lint.loaders.stack_links import LINK_WORDS
+
+    whole = parse_yaml(text, "t.yaml")
+    got = link_data("t.yaml", text.encode(), LINK_WORDS)
+    assert got.get("Outputs") == whole.get("Outputs")
+    part = cut(text, LINK_WORDS)
+    if part is not None:  # cut, it parses to the same exports, or it is parsed whole
+        assert "Export" not in text or "Export" in part
+
+
+def test_a_template_cut_for_its_links_keeps_its_header_sections_and_linking_entries():
+    from fanout_lint.loaders.link_sections import cut
+    from fanout_lint.loaders.stack_links import LINK_WORDS
+
+    text = textwrap.dedent("""\
+        AWSTemplateFormatVersion: "2010-09-09"
+        Parameters:
+          Env: {Type: String, Default: prod}
+        Resources:
+          First:
+            Type: AWS::SQS::Queue
+          # a comment
+          Big:
+            Type: AWS::Lambda::Function
+            Properties:
+              Code: {ZipFile: "x"}
+          Map:
+            Type: AWS::Lambda::EventSourceMapping
+            Properties:
+              EventSourceArn: !ImportValue
+                Fn::Sub: "${Env}-queue"
+        Outputs:
+          Plain:
+            Value: 1
+          Shared:
+            Value: !GetAtt First.Arn
+            Export:
+              Name: !Sub "${Env}-queue"
+    """)
+    part = cut(text, LINK_WORDS)
+    assert "Big:" not in part and "Plain:" not in part
+    assert "Map:" in part and "Shared:" in part and "First:" in part and "Env:" in part

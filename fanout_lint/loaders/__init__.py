@@ -92,6 +92,40 @@ def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
     return parsed
 
 
+def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
+    """What a template's links are read from (``applications.py``), or None when the file
+    is no template (or cannot be parsed: linted alone, it says why). JSON through ``json``
+    alone; YAML cut down to the sections and entries that hold one of ``words``
+    (``link_sections.py``), or whole when it cannot be cut or the cut does not parse."""
+    text = decode(data)
+    if not any(marker in text for marker in _MARKERS):
+        return None
+    if _syntax(text, path) == "json":
+        parsed = _plain_json(text, path)
+    else:
+        from fanout_lint.loaders.link_sections import cut
+
+        part = cut(text, words)
+        parsed = None
+        if part is not None:
+            try:
+                parsed = parse_yaml(part, path)
+            except ParseError:
+                parsed = None  # an alias whose anchor was cut away, say
+            if not is_template(parsed) or (isinstance(parsed, dict) and "service" in parsed):
+                parsed = None
+        if parsed is None:
+            parsed = parse_yaml(text, path)
+    if _is_plan(parsed) or not is_template(parsed):
+        return None
+    if "service" in parsed:
+        from fanout_lint.loaders.serverless import is_service
+
+        if is_service(parsed):
+            return None
+    return parsed
+
+
 def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
     parsed_file = parse_file(path)
     if parsed_file is None:

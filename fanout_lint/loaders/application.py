@@ -72,8 +72,7 @@ def load_application(paths: tuple[str, ...], root: str, stack_names: dict[str, s
 
     ``root``: nested templates are read only inside it. ``stack_names``: template -> stack
     name, from a CDK cloud assembly. ``ambiguous``: export names also defined outside
-    the application. ``given``: templates already parsed (the cfn-lint plugin's, or the
-    run's plan's); each is taken out of it when read.
+    the application. ``given``: templates already parsed (the cfn-lint plugin's).
     """
     linking = _Linking(root, Budget(file=paths[0]), given or {})
     for path in paths:  # 1. load
@@ -139,7 +138,7 @@ class _Linking:
         return child, chain + (key,)
 
     def _read(self, path: str) -> Parsed | None:
-        parsed = self.given.pop(path, None)  # used once: a template nested twice is read again
+        parsed = self.given.get(path)
         if parsed is None:
             parsed = read_template(path)
         if isinstance(parsed, LoadError):

@@ -37,6 +37,10 @@ IMPORT_MARK = b"ImportValue"
 EXPORT_MARK = b"Export"
 NEST_MARKS = (b"TemplateURL", b"Serverless::Application")
 
+# The words whose entries of Resources and Outputs can link (``link_sections.cut``); a
+# CDK nested stack names its template in ``aws:asset:path`` metadata.
+LINK_WORDS = ("ImportValue", "Export", "TemplateURL", "Serverless::Application", "aws:asset:path")
+
 NESTED_TYPES = {"AWS::CloudFormation::Stack": "TemplateURL", "AWS::Serverless::Application": "Location"}
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 _REMOTE = ("http://", "https://", "s3://")
