@@ -85,7 +85,9 @@ def load_application(paths: tuple[str, ...], root: str, stack_names: dict[str, s
             table.add(name, stack, value)
     for stack in linking.stacks:
         stack.intrinsics.exports = table
-    return linking.graph(paths[0], table), linking.errors, linking.notices  # 3. build
+    graph = linking.graph(paths[0], table)  # 3. build
+    linking.release()
+    return graph, linking.errors, linking.notices
 
 
 class _Linking:
@@ -136,6 +138,16 @@ class _Linking:
         x.nested[nested.id] = ChildStack(child.intrinsics, outputs)
         self.links.append(UnitLink(parent.file, child.file, NESTS, nested.id))
         return child, chain + (key,)
+
+    def release(self) -> None:
+        """Drop the edges between the stacks' evaluators (the export table, nested stacks
+        and their parameters), which form reference cycles: without them the parsed
+        templates are freed as soon as the graph is built, not by the next full collection,
+        which would also walk every finding kept so far."""
+        for stack in self.stacks:
+            stack.intrinsics.exports = None
+            stack.intrinsics.nested = {}
+            stack.intrinsics.bound = {}
 
     def _read(self, path: str) -> Parsed | None:
         parsed = self.given.get(path)
