@@ -588,4 +588,6 @@ def test_a_template_cut_for_its_links_keeps_its_header_sections_and_linking_entr
     """)
     part = cut(text, LINK_WORDS)
     assert "Big:" not in part and "Plain:" not in part
-    assert "Map:" in part and "Shared:" in part and "First:" in part and "Env:" in part
+    assert "Map:" in part and "Shared:" in part and "Env:" in part
+    assert "First:" not in part  # the version key, not a resource, makes it a template
+    assert "First:" in cut(text.split("\n", 1)[1], LINK_WORDS)

@@ -9,7 +9,8 @@ rest of the template, most of it, is parsed only once, when the template is load
 So for a template written the usual way (block style, top-level keys at column 0, one
 resource or output per entry), ``cut`` keeps the whole of every other top-level section,
 and of ``Resources`` and ``Outputs`` only the entries whose text holds one of the words
-(``stack_links.marks``), plus the first resource (what makes the text a template). Each
+(``stack_links.marks``), plus the first resource where it is what makes the text a
+template. Each
 YAML block entry means the same alone as among its siblings, with two exceptions, both
 caught: an alias whose anchor was cut away does not parse (the caller then parses the
 whole text), and a key written twice would change which one wins (the text is then not
@@ -17,8 +18,8 @@ cut). Anything unusual (directives, several documents, flow style at the top lev
 top-level key quoted or not followed by a colon, tabs for indentation) is not cut either:
 ``cut`` returns None and the caller parses the whole text.
 
-Patterns anchored at line starts, each matching at most one line's indentation: linear in
-the text.
+Patterns that start with a line break (found by a fast literal search) and match at most
+one line: linear in the text.
 """
 
 from __future__ import annotations
@@ -26,42 +27,45 @@ from __future__ import annotations
 import re
 
 _CUT = ("Resources", "Outputs")
-_TOP_LINE = re.compile(r"^[^ \r\n#].*", re.M)  # a line that starts at column 0
-_FIRST_CONTENT = re.compile(r"^( *)[^ \r\n#]", re.M)
-_TAB_INDENT = re.compile(r"^ *\t", re.M)
+# On the text with a line break put in front, so that every line starts after one.
+_TOP_LINE = re.compile(r"\n[^ \r\n#][^\n]*")  # a line that starts at column 0
+_FIRST_CONTENT = re.compile(r"\n( *)[^ \r\n#]")
+_TAB_INDENT = re.compile(r"\n *\t")
 
 
 def cut(text: str, words: tuple[str, ...]) -> str | None:
     """``text`` with only the entries of ``Resources`` and ``Outputs`` that contain one of
-    ``words`` (and the first resource), or None when it cannot be cut safely."""
-    heads = []  # (key, start of the header line, end of the header line)
-    for match in _TOP_LINE.finditer(text):
-        line = match.group()
+    ``words`` (and the first resource, when no ``AWSTemplateFormatVersion`` says that the
+    text is a template), or None when it cannot be cut safely."""
+    t = "\n" + text
+    heads = []  # (key, start of the header line, its end)
+    for match in _TOP_LINE.finditer(t):
+        line = match.group()[1:]
         if not heads and line.rstrip() == "---":
             continue  # the start of the one document
         key, colon, rest = line.partition(":")
         if not colon or not key.isidentifier() or key.startswith("_") or rest[:1] not in (" ", "\r", ""):
             return None  # ---, ..., %YAML, "Quoted":, {flow}, - item, a tab
-        heads.append((key, match.start(), match.end()))
+        heads.append((key, match.start() + 1, match.end()))
     if not heads or len({key for key, _, _ in heads}) != len(heads):
         return None
-    if text[:heads[0][1]].strip(" \r\n-") and _FIRST_CONTENT.search(text, 0, heads[0][1]):
+    if _FIRST_CONTENT.search(t, 0, heads[0][1]):
         return None  # indented content before the first top-level key
-    out: list[str] = []
-    if heads[0][1]:
-        out.append(text[:heads[0][1]])
+    out: list[str] = [t[1:heads[0][1]]]
+    # the first resource makes the text a template, unless the version key says so
+    first_resource = not any(key == "AWSTemplateFormatVersion" for key, _, _ in heads)
     for index, (key, start, end) in enumerate(heads):
-        stop = heads[index + 1][1] if index + 1 < len(heads) else len(text)
-        if key not in _CUT or _after_colon(text[start:end]):
-            out.append(text[start:stop])
+        stop = heads[index + 1][1] if index + 1 < len(heads) else len(t)
+        if key not in _CUT or _after_colon(t[start:end]):
+            out.append(t[start:stop])
             continue
-        entries = _entries(text, end, stop)
+        entries = _entries(t, end, stop)
         if entries is None:
             return None
-        out.append(text[start:end] + "\n")
+        out.append(t[start:end] + "\n")
         for number, (a, b) in enumerate(entries):
-            chunk = text[a:b]
-            if (key == "Resources" and number == 0) or any(word in chunk for word in words):
+            chunk = t[a:b]
+            if (key == "Resources" and number == 0 and first_resource) or any(word in chunk for word in words):
                 out.append(chunk)
         if out[-1][-1:] not in ("\n", "\r"):
             out.append("\n")
@@ -74,23 +78,23 @@ def _after_colon(line: str) -> bool:
     return bool(rest) and not rest.startswith("#")
 
 
-def _entries(text: str, start: int, stop: int) -> list[tuple[int, int]] | None:
-    """The spans of the block mapping's entries between ``start`` (the end of its header
-    line) and ``stop`` (comments and blank lines go with the entry above), or None when
-    that is not one plain block mapping."""
-    first = _FIRST_CONTENT.search(text, start, stop)
-    if first is None or _TAB_INDENT.search(text, start, stop):
+def _entries(t: str, start: int, stop: int) -> list[tuple[int, int]] | None:
+    """The spans of the block mapping's entries between ``start`` (the line break that
+    ends its header) and ``stop`` (comments and blank lines go with the entry above), or
+    None when that is not one plain block mapping."""
+    first = _FIRST_CONTENT.search(t, start, stop)
+    if first is None or _TAB_INDENT.search(t, start, stop):
         return None
     indent = len(first.group(1))
     if indent == 0:
         return None
-    if indent > 1 and re.compile(r"^ {1,%d}[^ \r\n#]" % (indent - 1), re.M).search(text, start, stop):
+    if indent > 1 and re.compile(r"\n {1,%d}[^ \r\n#]" % (indent - 1)).search(t, start, stop):
         return None  # a line less indented than the entries
-    starts = [m.start() for m in re.compile(r"^ {%d}[^ \r\n#]" % indent, re.M).finditer(text, first.start(), stop)]
+    starts = [m.start() + 1 for m in re.compile(r"\n {%d}[^ \r\n#]" % indent).finditer(t, first.start(), stop)]
     keys: set[str] = set()
     for at in starts:
-        line_end = text.find("\n", at, stop)
-        key, colon, rest = text[at + indent:line_end if line_end >= 0 else stop].partition(":")
+        line_end = t.find("\n", at, stop)
+        key, colon, rest = t[at + indent:line_end if line_end >= 0 else stop].partition(":")
         if not colon or not key or key[0] in "\"'-?&*!{[|>" or rest[:1] not in (" ", "\r", ""):
             return None
         if key in keys:
