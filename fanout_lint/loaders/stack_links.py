@@ -60,7 +60,12 @@ class Marks:
 
 
 def marks(data: bytes) -> Marks:
-    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, any(m in data for m in NEST_MARKS))
+    nests = False
+    for mark in NEST_MARKS:  # every file of a run is looked at: no generator per file
+        if mark in data:
+            nests = True
+            break
+    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
 
 
 @dataclass(frozen=True)
