@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, walk_templates
 from fanout_lint.regular_files import read_bounded
+from fanout_lint.repository import top_level
 
 KIND = "application"
 # Words of a named template that make its repository worth scanning: the link marks, and
@@ -143,7 +144,7 @@ class _Scan:
             data = self.data(path)
             self._marks[file_key(path)] = marks(data)
             if self._marks[file_key(path)].any or any(m in data for m in SCAN_MARKS):
-                top = _git_top(os.path.dirname(os.path.abspath(path)))
+                top = top_level(os.path.dirname(os.path.abspath(path)))
                 if top is None and _inside(os.path.abspath(path), os.path.abspath(self.repo_root)):
                     top = os.path.abspath(self.repo_root)
                 if top is not None:
@@ -302,22 +303,11 @@ def repository_root(path: str, repo_root: str = ".") -> str:
     """The git top level above ``path``, else ``repo_root`` when it holds the path, else
     the path's own directory: a template's nested templates are read only inside it."""
     directory = os.path.dirname(os.path.abspath(path))
-    top = _git_top(directory)
+    top = top_level(directory)
     if top is None:
         repo = os.path.abspath(repo_root)
         top = repo if _inside(directory, repo) else directory
     return top
-
-
-def _git_top(directory: str) -> str | None:
-    current = directory
-    while True:
-        if os.path.exists(os.path.join(current, ".git")):
-            return current
-        up = os.path.dirname(current)
-        if up == current:
-            return None
-        current = up
 
 
 def _spelled(directory: str) -> str:
