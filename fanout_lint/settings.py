@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from fanout_lint.findings import Severity
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
 
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     import datetime
+    from typing import Any
 
 # An ID prefix: "FL", "FL2", "FL20"; a whole ID is matched as the rule itself.
 _PREFIX = re.compile(r"FL[0-9]{0,2}")

@@ -10,7 +10,6 @@ suppressions in ``Metadata``. Each resource is then handed to the one builder
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from fanout_lint.budget import Budget
 from fanout_lint.loaders.sam import expand as expand_sam
@@ -22,6 +21,10 @@ from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.located import loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Written
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # CDK output is generated: a fix goes to the CDK app, never into the template.
 CDK = Written("cloudformation", "CDK", generated=True)
