@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fanout_lint.budget import Budget
-from fanout_lint.loaders.sam import expand as expand_sam
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
 from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resources
@@ -54,6 +53,8 @@ def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Bud
     linking sets on the evaluator (``bound``, ``pseudo``, ``stack_condition``)."""
     resources = raw_resources(data, file, syntax)
     if means_sam(data, resources):
+        from fanout_lint.loaders.sam import expand as expand_sam  # SAM's loader only for SAM
+
         resources = expand_sam(resources, data)
     parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
     mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}
