@@ -53,3 +53,12 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     text = growth.table(results)
     assert "| YAML | " in text and "| Terraform | " in text
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
+
+
+def test_breakdown_times_each_step_against_the_floor(capsys):
+    from bench import breakdown
+
+    assert breakdown.main(["--units", "4", "--passes", "1"]) == 0
+    out = capsys.readouterr().out
+    for step in ("fair floor: parse", "located parse", "graph", "rules, findings, fix plans", "whole check"):
+        assert f"| {step}" in out or f": {step}" in out
