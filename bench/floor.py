@@ -15,25 +15,29 @@ Two floors for HCL, as ``--hcl``:
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 
-import yaml
 
+@functools.lru_cache(maxsize=None)
+def _loader():
+    """libyaml's loader with the short-form tags, made (and PyYAML imported) for the first
+    YAML file: a floor of HCL files alone imports no PyYAML, as fanout-lint imports none."""
+    import yaml
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    pass
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        pass
 
+    def any_tag(loader, suffix, node):
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node)
+        return loader.construct_mapping(node)
 
-def _any_tag(loader, suffix, node):
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    return loader.construct_mapping(node)
-
-
-_Loader.add_multi_constructor("!", _any_tag)
+    Loader.add_multi_constructor("!", any_tag)
+    return Loader
 
 
 def parse(path: str, hcl: str = "tree") -> None:
@@ -56,9 +60,14 @@ def parse(path: str, hcl: str = "tree") -> None:
         if path.endswith(".json") or data.lstrip()[:1] == b"{":  # as fanout-lint chooses
             json.loads(data)
         else:
-            yaml.load(data, Loader=_Loader)
-    except (ValueError, yaml.YAMLError):
+            import yaml
+
+            yaml.load(data, Loader=_loader())
+    except ValueError:
         pass
+    except Exception as exc:  # yaml.YAMLError: PyYAML is imported by then
+        if type(exc).__module__.split(".")[0] != "yaml":
+            raise
 
 
 def main(argv: list[str]) -> int:

@@ -4,6 +4,7 @@
     python -m bench --quick          # small sizes, one run each: a smoke test
     python -m bench --markdown docs/benchmarks.md.table
     python -m bench --corpus DIR --only corpus   # a real corpus (see docs/shakedown.md)
+    python -m bench.growth           # the marginal cost per resource, in process
 
 The floor is a bare parse (``bench/floor.py``); for HCL the fair floor is python-hcl2's
 Lark parse (``parses_to_tree``), and the old floor (``hcl2.loads``, which also builds
@@ -80,9 +81,9 @@ FULL += (
              kind="precommit"),
     Scenario("200 Terraform units", 200, (10, 60), ("tf",), cfn_lint_runs=0),
 )
-# Growth: one unit of each format at 500 to 10,000 resources; the marginal cost per
-# resource between two sizes is the difference of their times over the difference of their
-# resources (Terraform spread over files of 250 resources: one file may hold 512 KiB).
+# Growth: one unit of each format at 500 to 10,000 resources, whole process (Terraform spread
+# over files of 250 resources: one file may hold 512 KiB); the marginal cost per resource is
+# measured in process on the same units (bench/growth.py), after these rows.
 GROWTH_SIZES = (500, 1000, 2000, 5000, 10000)
 GROWTH = tuple(
     Scenario(f"growth: 1 {label} unit of {size:,} resources", 1, size, (fmt,), cfn_lint_runs=0,
@@ -346,34 +347,6 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def growth_table(rows: list[Row]) -> str:
-    """Marginal cost per resource of one growing unit, whole process: between two sizes,
-    the difference of their times over the difference of their resources."""
-    series: dict[str, dict[int, Row]] = {}
-    for row in rows:
-        if row.scenario.series:
-            series.setdefault(row.scenario.series, {})[row.resources] = row
-    if not series:
-        return ""
-    lines = [
-        "| unit | resources | fanout-lint s (-j 1) | fair floor s | marginal µs a resource, from the size before "
-        "| floor's marginal µs |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for name, by_size in series.items():
-        sizes = sorted(by_size)
-        for index, size in enumerate(sizes):
-            row = by_size[size]
-            marginal = floor_marginal = ""
-            if index:
-                base = by_size[sizes[index - 1]]
-                marginal = f"{1e6 * (row.fanout.seconds - base.fanout.seconds) / (size - sizes[index - 1]):.0f}"
-                floor_marginal = f"{1e6 * (row.floor.seconds - base.floor.seconds) / (size - sizes[index - 1]):.0f}"
-            lines.append(f"| {name} | {size:,} | {row.fanout.seconds:.3f} | {row.floor.seconds:.3f} | {marginal} "
-                         f"| {floor_marginal} |")
-    return "\n".join(lines) + "\n"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small scenarios, one run: a smoke test")
@@ -405,9 +378,18 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(run_scenario(scenario, workdir, runs, args.seed, not args.no_cfn_lint, env, args.corpus))
     text = f"Machine: {machine()}\n\nRuns per measurement: {runs} (median; cfn-lint once on the large repositories)\n\n"
     text += table(rows)
-    growth = growth_table(rows)
-    if growth:
-        text += "\n" + growth
+    if any(row.scenario.series for row in rows):
+        # The whole-process rows above include start-up, and the noise of a shared machine
+        # exceeds the difference between two sizes: the marginal cost per resource is
+        # measured in process (bench/growth.py), on units of the same sizes.
+        from bench import growth
+
+        labels = {row.scenario.series for row in rows if row.scenario.series}
+        series = tuple(s for s in growth.SERIES if s[1] in labels)
+        with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
+            results = growth.measure(workdir, runs, args.seed, series)
+        text += f"\nGrowth in process (`python -m bench.growth --runs {runs}`; fastest of {growth.REPEAT} a process, "
+        text += "median of the rounds):\n\n" + growth.table(results)
     sys.stdout.write(text)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as handle:

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 from fanout_lint import unsupported
 from fanout_lint.findings import Skipped
-from fanout_lint.module_calls import modules_of_others, roots_calling
 from fanout_lint.regular_files import resolved_path
 from fanout_lint.terraform_files import suffix_of
 
@@ -89,7 +88,11 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
         _to_module_roots(candidates, from_files, root, exclude)
     _skip_plans_beside_terraform(candidates, skipped)
     terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
-    modules = modules_of_others(terraform) if len(terraform) > 1 else set()
+    modules = set()
+    if len(terraform) > 1:  # module calls are read only when there are directories to call
+        from fanout_lint.module_calls import modules_of_others
+
+        modules = modules_of_others(terraform)
     ordered = sorted(
         (c for c in candidates.values() if not (c.kind == "terraform" and c.path in modules)),
         key=lambda c: (c.path, c.kind),
@@ -101,6 +104,8 @@ def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, e
     """Replace each directory named by a file with the repository's root directories that
     load it as a local module: alone it would be linted with its variable defaults, under
     other addresses than its callers give it, and their baselines would not match."""
+    from fanout_lint.module_calls import roots_calling
+
     found, _ = _walk(os.path.relpath(root), exclude, [])  # relative, as the run shows paths
     directories = [c.path for c in found if c.kind == "terraform"]
     for candidate in from_files:

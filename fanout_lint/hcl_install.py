@@ -12,8 +12,6 @@ the look into the installed distributions.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 
 from fanout_lint.findings import LoadError
@@ -128,6 +126,9 @@ def _installed(name: str) -> bool:
 
 
 def _sha256(path: str) -> str:
+    import base64  # only when the parser cannot be imported: OpenSSL alone costs milliseconds to load
+    import hashlib
+
     with open(path, "rb") as handle:
         raw = hashlib.sha256(handle.read()).digest()
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")

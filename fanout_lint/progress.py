@@ -8,7 +8,10 @@ It prints counts only, never a name from the files.
 from __future__ import annotations
 
 import time
-from typing import Callable, TextIO
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Callable, TextIO
 
 AFTER_SECONDS = 3.0
 EVERY_SECONDS = 0.2

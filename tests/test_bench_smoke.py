@@ -39,3 +39,26 @@ def test_healthy_generated_topologies_have_no_findings(tmp_path, capsys):
     generate_repo(str(tmp_path), units=8, resources=(10, 40), seed=11, flaw_rate=0.0)
     assert main(["check", "-j", "1", str(tmp_path)]) == 0
     assert "0 findings; 8 units checked" in capsys.readouterr().out
+
+
+def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_path):
+    from bench import growth
+
+    results = growth.measure(str(tmp_path), runs=1, seed=1, series=(("yaml", "YAML"), ("tf", "Terraform")),
+                             sizes=(20, 40, 80), repeat=1)
+    for label in ("YAML", "Terraform"):
+        sizes = sorted(results[label])
+        assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]  # resources as generated
+        assert all(fanout > 0 and floor > 0 for fanout, floor in results[label].values())
+    text = growth.table(results)
+    assert "| YAML | " in text and "| Terraform | " in text
+    assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
+
+
+def test_breakdown_times_each_step_against_the_floor(capsys):
+    from bench import breakdown
+
+    assert breakdown.main(["--units", "4", "--passes", "1"]) == 0
+    out = capsys.readouterr().out
+    for step in ("fair floor: parse", "located parse", "graph", "rules, findings, fix plans", "whole check"):
+        assert f"| {step}" in out or f": {step}" in out

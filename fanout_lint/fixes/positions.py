@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _HCL_BREAK = re.compile("\r?\n")
+_OTHER_YAML_BREAKS = ("\x85", "\u2028", "\u2029")  # libyaml's, besides CR and LF
 
 
 def is_hcl(file: str) -> bool:
@@ -28,11 +30,18 @@ class Lines:
 
     def __init__(self, text: str, hcl: bool):
         self.text = text
-        starts = [0]
-        breaks = []
-        for match in (_HCL_BREAK if hcl else _YAML_BREAK).finditer(text):
-            breaks.append(match.group())
-            starts.append(match.end())
+        if "\r" not in text and (hcl or not any(other in text for other in _OTHER_YAML_BREAKS)):
+            # Every break is LF (the common case): the line starts from the lengths of the
+            # lines, in C, not from one regular-expression match a line.
+            starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
+            starts.pop()  # the offset after the last line, which has no break
+            breaks = ["\n"] * (len(starts) - 1)
+        else:
+            starts = [0]
+            breaks = []
+            for match in (_HCL_BREAK if hcl else _YAML_BREAK).finditer(text):
+                breaks.append(match.group())
+                starts.append(match.end())
         breaks.append("")  # the last line ends the text
         self.starts = starts
         self.breaks = breaks

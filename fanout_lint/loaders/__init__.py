@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 from dataclasses import dataclass
-from typing import Any
 
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
@@ -13,6 +12,10 @@ from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json
 from fanout_lint.model.graph import Graph
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import read_bounded
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Words one of which every template (or plan, or Serverless Framework service) contains;
 # other files are not parsed.

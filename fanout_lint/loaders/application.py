@@ -26,7 +26,6 @@ nested template that includes itself, directly or not, is not followed again.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError, Notice
@@ -37,6 +36,10 @@ from fanout_lint.loaders.cloudformation import Stack, open_stack
 from fanout_lint.loaders.stack_links import Nested, exports, nested_stacks, stack_pseudo
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import IMPORTS, NESTS, Loc, Unit, UnitLink
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Exports:

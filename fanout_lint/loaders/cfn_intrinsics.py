@@ -20,7 +20,6 @@ resource, a nested stack's parameters are the values and references its parent p
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.loaders.linker import Linker
@@ -36,6 +35,10 @@ from fanout_lint.model.values import (
     choice,
     combine,
 )
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 NO_VALUE = "AWS::NoValue"
 
@@ -519,7 +522,6 @@ class Intrinsics:
             elif isinstance(item, list):
                 stack.extend((v, depth + 1) for v in item)
         return found
-
 
 
 # Pseudo parameters have one value per stack: an ARN, URL or name written with them names

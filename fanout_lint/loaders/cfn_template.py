@@ -8,10 +8,13 @@ builder only knows plain CloudFormation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from fanout_lint.loaders.located import Map, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMPLATE_VERSION_KEY = "AWSTemplateFormatVersion"
 SAM_TRANSFORM = "AWS::Serverless-2016-10-31"

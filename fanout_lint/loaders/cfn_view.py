@@ -9,7 +9,6 @@ locates findings and fixes.
 
 from __future__ import annotations
 
-from typing import Any
 
 from fanout_lint.loaders.cfn_documents import json_property
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics, pseudo_text
@@ -18,6 +17,10 @@ from fanout_lint.loaders.located import Map, MapSite, loc_of
 from fanout_lint.model.nodes import Body, Loc, Suppression, Written
 from fanout_lint.model.schema import Items
 from fanout_lint.model.values import LITERAL, Known, Value, with_site
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _ABSENT = object()
 

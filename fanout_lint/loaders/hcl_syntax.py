@@ -16,7 +16,6 @@ from __future__ import annotations
 import gc
 import re
 from dataclasses import dataclass, field
-from typing import Union
 
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -115,7 +114,7 @@ class Opaque:
     reason: str
 
 
-Expr = Union[Literal, Template, Name, GetAttr, Index, Call, Binary, Unary, Conditional, TupleExpr, ObjectExpr, Opaque]
+Expr = Literal | Template | Name | GetAttr | Index | Call | Binary | Unary | Conditional | TupleExpr | ObjectExpr | Opaque
 
 
 # -- structure -------------------------------------------------------------------

@@ -47,7 +47,6 @@ may have (every topic counts as exported).
 
 from __future__ import annotations
 
-from typing import Any
 
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
@@ -65,6 +64,10 @@ from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.values import default
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 FRAMEWORK_TIMEOUT = 6  # seconds: compile/functions.js, "provider.timeout || 6"
 _SNS_DIRECT = (

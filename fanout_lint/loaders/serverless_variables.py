@@ -27,9 +27,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from fanout_lint.budget import Budget, TooLarge
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The stack's own values, as CloudFormation names them.
 PSEUDO = {"region": "AWS::Region", "accountId": "AWS::AccountId"}

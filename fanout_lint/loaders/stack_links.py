@@ -25,12 +25,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
 
 from fanout_lint.budget import Budget
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
 from fanout_lint.loaders.located import Map
 from fanout_lint.regular_files import resolved_path
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Words in the bytes of a template that may link: one of them must be there.
 IMPORT_MARK = b"ImportValue"

@@ -12,7 +12,6 @@ suppressions. Every written argument keeps its span, so findings point at it.
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from fanout_lint.budget import TooLarge
 from fanout_lint.findings import LoadError
@@ -47,6 +46,10 @@ from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.terraform_files import is_json
 from fanout_lint.parse_cache import ParseCache
+
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Resources the builder reads: the schema's, aliases, and redrive policies set apart.
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}

@@ -6,7 +6,6 @@ Indexes are built once, in linear time, so that no rule joins lists in a loop.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, TypeVar
 
 from fanout_lint.model.nodes import (
     DeadLetterUse,
@@ -32,7 +31,11 @@ from fanout_lint.model.nodes import (
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.values import Known, verdict
 
-N = TypeVar("N", bound=Node)
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Iterable, TypeVar
+
+    N = TypeVar("N", bound=Node)
 
 
 class Graph:

@@ -1,0 +1,120 @@
+"""Where one process's time goes on the generated 1,000-template repository.
+
+    python -m bench.breakdown            # 1,000 templates (YAML, JSON), seed 2024
+    python -m bench.breakdown --units 200
+
+In one process, after an untimed pass: the fair floor's parse of every file
+(``bench/floor.py``), then fanout-lint's own steps on the same files, each timed per
+template and summed: the located parse (``loaders.parse_file``), the graph
+(``loaders.cloudformation.load_template``: resources, values, references), the rules with
+their findings and fix plans (``unit.check_graph``) and the inline suppressions
+(``policy.apply_inline``), with the cyclic collector paused for each template as a run
+pauses it. Each figure is the fastest of ``--passes`` passes. The whole check
+(``cli.main``, ``-j 1 --no-cache --format json``: discovery, linking, the report
+included) is timed the same way; what it adds to the four steps is the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import io
+import os
+import sys
+import tempfile
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.generate import generate_repo, unit_files  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
+    sys.path.insert(0, HERE)
+    import floor
+
+    from fanout_lint.cli import main
+    from fanout_lint.loaders import parse_file
+    from fanout_lint.loaders.cloudformation import load_template
+    from fanout_lint.policy import apply_inline
+    from fanout_lint.rules import ALL_RULES
+    from fanout_lint.settings import Settings, enabled_rules
+    from fanout_lint.unit import check_graph
+
+    settings = Settings()
+    ran = enabled_rules(ALL_RULES, settings)
+
+    def floor_pass() -> list[float]:
+        start = time.perf_counter()
+        for path in files:
+            floor.parse(path)
+        return [time.perf_counter() - start]
+
+    def steps_pass() -> list[float]:
+        spent = [0.0] * 4
+        for path in files:
+            gc.disable()
+            try:
+                t0 = time.perf_counter()
+                parsed = parse_file(path)
+                t1 = time.perf_counter()
+                graph = load_template(parsed.data, path, parsed.syntax, parsed.text)
+                t2 = time.perf_counter()
+                findings, _ = check_graph(graph, ALL_RULES, settings)
+                t3 = time.perf_counter()
+                apply_inline(graph, findings, ALL_RULES, settings.today, ran=ran)
+                t4 = time.perf_counter()
+            finally:
+                gc.enable()
+            for index, (begin, end) in enumerate(((t0, t1), (t1, t2), (t2, t3), (t3, t4))):
+                spent[index] += end - begin
+        return spent
+
+    def whole_pass() -> list[float]:
+        saved, sys.stdout = sys.stdout, io.StringIO()  # the report is written, then dropped
+        start = time.perf_counter()
+        try:
+            main(["check", "-j", "1", "--no-cache", "--format", "json", root])
+        finally:
+            sys.stdout = saved
+        return [time.perf_counter() - start]
+
+    def fastest(work) -> list[float]:
+        work()  # untimed
+        runs = [work() for _ in range(passes)]
+        return [min(run[i] for run in runs) for i in range(len(runs[0]))]
+
+    result = {"fair floor: parse": fastest(floor_pass)[0]}
+    steps = fastest(steps_pass)
+    names = ("fanout-lint: located parse", "fanout-lint: graph", "fanout-lint: rules, findings, fix plans",
+             "fanout-lint: inline suppressions")
+    result.update(zip(names, steps))
+    whole = fastest(whole_pass)[0]
+    result["fanout-lint: whole check in process"] = whole
+    result["fanout-lint: the rest (discovery, linking, report)"] = whole - sum(steps)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.breakdown", description=__doc__.splitlines()[0])
+    parser.add_argument("--units", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--passes", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="fanout-breakdown-") as workdir:
+        root = os.path.join(workdir, "repo")
+        units = generate_repo(root, args.units, (10, 60), ("yaml", "json"), seed=args.seed)
+        result = measure(root, unit_files(units), args.passes)
+    floor_s = result["fair floor: parse"]
+    lines = ["| step | seconds | × the fair floor |", "|---|---:|---:|"]
+    lines += [f"| {name} | {seconds:.3f} | {seconds / floor_s:.2f} |" for name, seconds in result.items()]
+    sys.stdout.write(f"{args.units:,} templates, fastest of {args.passes} passes in one process\n\n"
+                     + "\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

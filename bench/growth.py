@@ -1,0 +1,191 @@
+"""Growth: the cost of one more resource, in one unit growing from 500 to 10,000 resources.
+
+    python -m bench.growth                 # YAML, JSON and Terraform, 5 rounds
+    python -m bench.growth --runs 9 --markdown growth.md
+
+Whole-process times hide this: start-up is most of a 500-resource run, and the noise of a
+shared machine is larger than the difference between two sizes (differences of medians of
+whole runs gave negative marginal costs). So each size is timed in its own interpreter,
+after an untimed run that imports everything and loads the parsers: fanout-lint's whole
+check (``cli.main``, ``-j 1 --no-cache --format json``, the report written to a discarded
+stream: parse, graph, rules, suppressions, report) and, in the same process, the fair
+floor's parse of the same files (``bench/floor.py``). A process times each ``REPEAT`` times
+and keeps the fastest (CPU-bound work only gets slower by noise); the sizes take turns
+round by round, and the result is the median over the rounds.
+
+The marginal cost at N resources is the slope from the size before (N/2 for 1,000 and
+10,000): (time(N) - time(N/2)) / (resources(N) - resources(N/2)). The issue's criterion is
+the marginal cost at 10,000 against the one at 1,000; both are printed, with their ratio, for
+fanout-lint and for the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.generate import generate_repo, terraform_directory, unit_files  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZES = (500, 1000, 2000, 5000, 10000)
+SERIES = (("yaml", "YAML"), ("json", "JSON"), ("tf", "Terraform"))
+REPEAT = 3
+
+
+def write_unit(root: str, fmt: str, size: int, seed: int) -> tuple[str, list[str], int]:
+    """(what fanout-lint is given, the files the floor parses, resources) for one unit of
+    ``size`` resources: a template, or a Terraform directory in files of 250 resources (a
+    .tf file may hold at most 512 KiB), as the whole-process growth rows have it."""
+    shutil.rmtree(root, ignore_errors=True)
+    if fmt == "tf":
+        files = terraform_directory(root, max(1, size // 250), size, seed=seed)
+        resources = sum(_count_resources(f) for f in files)
+        return root, files, resources
+    units = generate_repo(root, 1, size, (fmt,), seed=seed)
+    return root, unit_files(units), sum(u.resources for u in units)
+
+
+def _count_resources(path: str) -> int:
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    return text.count('\nresource "') + text.startswith('resource "')
+
+
+def child(target: str, listing: str, repeat: int) -> dict:
+    """In a fresh interpreter: the fastest of ``repeat`` timed checks and floor parses."""
+    sys.path.insert(0, HERE)
+    import floor
+
+    from fanout_lint.cli import main
+
+    with open(listing, encoding="utf-8") as handle:
+        files = [line.strip() for line in handle if line.strip()]
+    argv = ["check", "-j", "1", "--no-cache", "--format", "json", target]
+
+    def check() -> None:
+        saved, sys.stdout = sys.stdout, io.StringIO()  # the report is written, then dropped
+        try:
+            code = main(argv)
+        finally:
+            sys.stdout = saved
+        if code not in (0, 1):
+            raise SystemExit(f"fanout-lint exited {code} on {target}")
+
+    def parse() -> None:
+        for path in files:
+            floor.parse(path)
+
+    result = {}
+    for name, work in (("fanout", check), ("floor", parse)):
+        work()  # untimed: imports, the parser's tables, the first allocations
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            work()
+            best = min(best, time.perf_counter() - start)
+        result[name] = best
+    return result
+
+
+def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repeat: int = REPEAT) -> dict:
+    """{label: {resources: (fanout seconds, floor seconds)}}, medians over ``runs`` rounds."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("CI", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(workdir, "pycache")
+    results: dict = {}
+    for fmt, label in series:
+        units = []
+        for size in sizes:
+            root = os.path.join(workdir, f"{fmt}-{size}")
+            target, files, resources = write_unit(root, fmt, size, seed)
+            listing = os.path.join(workdir, f"{fmt}-{size}.txt")
+            with open(listing, "w", encoding="utf-8") as handle:
+                handle.write("\n".join(files))
+            units.append((resources, target, listing))
+        times: dict = {resources: ([], []) for resources, _, _ in units}
+        for _ in range(runs):  # the sizes take turns, so that drift falls on all of them
+            for resources, target, listing in units:
+                done = subprocess.run(
+                    [sys.executable, os.path.join(HERE, "growth.py"), "--child", target, listing, str(repeat)],
+                    env=env, capture_output=True, text=True, check=True,
+                )
+                measured = json.loads(done.stdout)
+                times[resources][0].append(measured["fanout"])
+                times[resources][1].append(measured["floor"])
+        results[label] = {r: (statistics.median(f), statistics.median(p)) for r, (f, p) in times.items()}
+        sys.stderr.write(f"growth: {label} done\n")
+    return results
+
+
+def marginal(by_size: dict, index: int, which: int) -> float:
+    """µs a resource from the size before ``index`` to it (``which``: 0 fanout, 1 floor)."""
+    sizes = sorted(by_size)
+    low, high = sizes[index - 1], sizes[index]
+    return 1e6 * (by_size[high][which] - by_size[low][which]) / (high - low)
+
+
+def table(results: dict) -> str:
+    lines = [
+        "| unit | resources | fanout-lint ms (in process) | fair floor ms (in process) "
+        "| fanout-lint marginal µs a resource, from the size before | floor's marginal µs |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    summary = [
+        "| unit | fanout-lint marginal at 1,000 µs | at 10,000 µs | ratio (target ≤ 1.2) "
+        "| floor's at 1,000 µs | at 10,000 µs | floor's ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, by_size in results.items():
+        sizes = sorted(by_size)
+        for index, size in enumerate(sizes):
+            fanout, floor_s = by_size[size]
+            ours = f"{marginal(by_size, index, 0):.0f}" if index else ""
+            theirs = f"{marginal(by_size, index, 1):.0f}" if index else ""
+            lines.append(f"| {label} | {size:,} | {1e3 * fanout:.1f} | {1e3 * floor_s:.1f} | {ours} | {theirs} |")
+        if len(sizes) >= 3:
+            at_1k, at_10k = 1, len(sizes) - 1  # 500 -> ~1,000 and ~5,000 -> ~10,000
+            ours = (marginal(by_size, at_1k, 0), marginal(by_size, at_10k, 0))
+            theirs = (marginal(by_size, at_1k, 1), marginal(by_size, at_10k, 1))
+            summary.append(f"| {label} | {ours[0]:.0f} | {ours[1]:.0f} | {ours[1] / ours[0]:.2f} "
+                           f"| {theirs[0]:.0f} | {theirs[1]:.0f} | {theirs[1] / theirs[0]:.2f} |")
+    return "\n".join(lines) + "\n\n" + "\n".join(summary) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--child"]:
+        target, listing, repeat = argv[1], argv[2], int(argv[3])
+        sys.stdout.write(json.dumps(child(target, listing, repeat)) + "\n")
+        return 0
+    parser = argparse.ArgumentParser(prog="python -m bench.growth", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="rounds (median over them; default 5)")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="timed checks a process (the fastest counts)")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--only", action="append", default=[], metavar="FORMAT", help="yaml, json or tf")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
+    args = parser.parse_args(argv)
+    series = tuple(s for s in SERIES if not args.only or s[0] in args.only)
+    with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
+        results = measure(workdir, args.runs, args.seed, series, repeat=args.repeat)
+    text = f"Rounds: {args.runs}; fastest of {args.repeat} timed runs a process\n\n" + table(results)
+    sys.stdout.write(text)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
