@@ -71,13 +71,13 @@ def file_key(path: str) -> str:
 
 
 def plan(candidates: list[Candidate], named: list[str], exclude: tuple[str, ...] = (),
-         repo_root: str = ".") -> list[Candidate | Application]:
+         repo_root: str = ".", scan_repo_root: bool = False) -> list[Candidate | Application]:
     """The run's work in candidate order: single units, and applications in the place of
     their first template."""
     templates = [c.path for c in candidates if c.kind == "cloudformation"]
     if not templates:
         return list(candidates)
-    scan = _Scan(exclude, repo_root)
+    scan = _Scan(exclude, repo_root, scan_repo_root)
     run = {file_key(path): path for path in templates}
     universe = dict(run)
     for root in scan.roots_to_scan([p for p in named if file_key(p) in run]):
@@ -101,9 +101,12 @@ def plan(candidates: list[Candidate], named: list[str], exclude: tuple[str, ...]
 class _Scan:
     """One run's look at its templates: bytes, facts, manifests and roots, each read once."""
 
-    def __init__(self, exclude: tuple[str, ...], repo_root: str):
+    def __init__(self, exclude: tuple[str, ...], repo_root: str, scan_repo_root: bool = False):
         self.exclude = exclude
         self.repo_root = repo_root
+        # outside git, a named template's repository is ``repo_root`` only when the user said
+        # so (--repo-root): the current directory may be a home directory
+        self.scan_repo_root = scan_repo_root
         self._marks: dict[str, object] = {}
         self._facts: dict[str, Facts] = {}
         self._stack_names: dict[str, dict[str, str]] = {}
@@ -145,7 +148,8 @@ class _Scan:
             self._marks[file_key(path)] = marks(data)
             if self._marks[file_key(path)].any or any(m in data for m in SCAN_MARKS):
                 top = top_level(os.path.dirname(os.path.abspath(path)))
-                if top is None and _inside(os.path.abspath(path), os.path.abspath(self.repo_root)):
+                if top is None and self.scan_repo_root and _inside(os.path.abspath(path),
+                                                                   os.path.abspath(self.repo_root)):
                     top = os.path.abspath(self.repo_root)
                 if top is not None:
                     roots[_spelled(top)] = None

@@ -226,9 +226,11 @@ def _check(args) -> int:
     settings, config_path = resolved
     if args.jobs is not None:
         settings = dataclasses.replace(settings, jobs=args.jobs)
+    given_root = args.repo_root is not None
     args.repo_root = repo_root(args.repo_root, os.getcwd())
     # a named template links with its repository: the git top level, else --repo-root
-    settings = dataclasses.replace(settings, repo_root=args.repo_root, link=not args.no_link)
+    settings = dataclasses.replace(settings, repo_root=args.repo_root, repo_root_given=given_root,
+                                   link=not args.no_link)
     try:
         reports = reports_of(args)
     except UsageError as exc:

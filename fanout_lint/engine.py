@@ -73,7 +73,7 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return plan(candidates, named, settings.exclude, root)
+        return plan(candidates, named, settings.exclude, root, settings.repo_root_given)
     finally:
         if collecting:
             gc.enable()

@@ -45,6 +45,7 @@ class Settings:
     # above it, else ``repo_root``); off, only with the templates the run names.
     link_repository: bool = True
     repo_root: str = "."
+    repo_root_given: bool = False  # --repo-root was given: outside git, it is the repository to link with
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

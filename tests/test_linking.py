@@ -591,3 +591,14 @@ def test_a_template_cut_for_its_links_keeps_its_header_sections_and_linking_entr
     assert "Map:" in part and "Shared:" in part and "Env:" in part
     assert "First:" not in part  # the version key, not a resource, makes it a template
     assert "First:" in cut(text.split("\n", 1)[1], LINK_WORDS)
+
+
+def test_outside_git_a_named_template_links_with_its_directory_tree_only_under_repo_root(tmp_path, monkeypatch, capsys):
+    # no .git: the current directory may be a home directory, so it is not walked unless
+    # --repo-root names it
+    _app(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    main(["billing.yaml", "--format", "json"])
+    assert "FL201" not in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
+    main(["billing.yaml", "--format", "json", "--repo-root", "."])
+    assert "FL201" in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]

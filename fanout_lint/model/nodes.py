@@ -119,8 +119,10 @@ class Body:
 
 
 # Nodes, like locations and values, are made for every resource of every unit: slotted
-# dataclasses, compared and hashed by value, and never changed once made.
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+# dataclasses, never changed once made. A graph holds each node once, so nodes compare
+# and hash by identity: no __eq__ or __hash__ is generated for them (a fifth of the
+# start-up's dataclass work).
+@dataclass(slots=True, kw_only=True, eq=False)
 class Node:
     """What every node has: identity, location, vocabulary and suppressions."""
 
@@ -157,7 +159,7 @@ class Node:
         return node_id
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class External(Node):
     """Something outside the unit: an import, a parameter, a module output, a literal ARN."""
 
@@ -170,7 +172,7 @@ class External(Node):
 UNREAD = Unknown("not read")
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Topic(Node):
     """An SNS topic."""
 
@@ -196,7 +198,7 @@ class Redrive:
         return where if where is None or isinstance(where, Loc) else where.entry()
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Queue(Node):
     """An SQS queue."""
 
@@ -209,7 +211,7 @@ class Queue(Node):
     content_based_deduplication: Value = UNREAD
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Subscription(Node):
     """An SNS subscription (a resource, or an inline item of a topic)."""
 
@@ -227,7 +229,7 @@ class Subscription(Node):
 # intrinsic around the setting, a dynamic block, a value known only after apply).
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Function(Node):
     """A Lambda function."""
 
@@ -237,7 +239,7 @@ class Function(Node):
     reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class EventSourceMapping(Node):
     """A Lambda event source mapping: a function reading a queue or stream."""
 
@@ -257,19 +259,19 @@ class EventSourceMapping(Node):
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Stream(Node):
     """What a stream mapping reads: a Kinesis stream or stream consumer, or a DynamoDB table's stream."""
 
     service: str = ""  # "kinesis" or "dynamodb"
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Bucket(Node):
     name: Value = UNREAD
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Notification(Node):
     """One S3 event notification: a bucket delivering to a queue, a topic or a function.
 
@@ -280,14 +282,14 @@ class Notification(Node):
     destination: str | None = None  # node id of the queue, topic or function (or External)
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class EventRule(Node):
     name: Value = UNREAD
     state: Value = UNREAD  # ENABLED, DISABLED, ...
     enabled: Value = UNREAD  # Terraform's older is_enabled
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class EventTarget(Node):
     """Where an EventBridge rule, or an EventBridge Scheduler schedule, delivers.
 
@@ -306,7 +308,7 @@ class EventTarget(Node):
     scheduler: bool = False
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class InvokeConfig(Node):
     """A function's asynchronous invocation settings (``AWS::Lambda::EventInvokeConfig``)."""
 
@@ -333,7 +335,7 @@ class Statement:
     loc: Loc
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class QueuePolicy(Node):
     """An SQS queue policy, its statements reduced."""
 
@@ -341,7 +343,7 @@ class QueuePolicy(Node):
     statements: Value = UNREAD  # Known(tuple[Statement, ...]) or Unknown
 
 
-@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class LambdaPermission(Node):
     """A permission to invoke a Lambda function."""
 
