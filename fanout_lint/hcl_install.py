@@ -33,7 +33,10 @@ def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
         grammar = grammar_text()
         if not _recorded_size_matches(grammar_path(), len(grammar.encode("utf-8"))):
             raise ImportError("the grammar file hcl2/hcl2.lark is not the one python-hcl2 installed")
-        import lark  # noqa: F401
+        from importlib.util import find_spec
+
+        if find_spec("lark") is None:  # found, not imported: a run whose files are all cached never loads it
+            raise ImportError("No module named 'lark'")
     except (ImportError, OSError) as exc:
         count = len(terraform)
         units = f"{count} Terraform director{'y' if count == 1 else 'ies'} not linted"
