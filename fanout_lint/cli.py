@@ -86,15 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run a command; its exit code. Whatever fails, the run ends with one line on stderr
     and exit 2, never a traceback, and never 1, which means findings."""
-    if argv is None and gc.isenabled():
-        # The process's own command line. Its start-up (arguments, configuration, the
-        # rules, the report's modules) makes objects that live until exit and none that
-        # is garbage; the cyclic collector would only scan them, a dozen times (about
-        # 3 ms of a one-template run). It is paused until the units are linted.
-        gc.disable()
-        _paused[0] = True
+    # The process's own command line: its start-up (arguments, configuration, the rules,
+    # the report's modules) makes objects that live until exit and none that is garbage;
+    # the cyclic collector would only scan them, a dozen times (about 3 ms of a
+    # one-template run). It is paused until the units are linted.
+    startup = StartUp(pause=argv is None and gc.isenabled())
     try:
-        code = _run(argv)
+        code = _run(argv, startup)
         stdout = sys.stdout
         if stdout is not None:
             stdout.flush()  # here, not at exit, where a failure is a message we do not control
@@ -113,19 +111,25 @@ def main(argv: list[str] | None = None) -> int:
         _say(_failure(exc))
         return EXIT_ERROR
     finally:
-        resume_collector()
+        startup.over()
 
 
-_paused = [False]  # main() paused the cyclic collector for the start-up
+class StartUp:
+    """The cyclic collector paused for one run's start-up, when ``pause``."""
 
+    def __init__(self, pause: bool):
+        self.paused = pause
+        if pause:
+            gc.disable()
 
-def resume_collector() -> None:
-    """The start-up is over: the objects it made are frozen (never scanned again, as the
-    collector would at every full collection of the run) and the collector runs again."""
-    if _paused[0]:
-        _paused[0] = False
-        gc.freeze()
-        gc.enable()
+    def over(self) -> None:
+        """The start-up is over: the objects it made are frozen (never scanned again, as
+        the collector would at every full collection of the run) and the collector runs
+        again."""
+        if self.paused:
+            self.paused = False
+            gc.freeze()
+            gc.enable()
 
 
 def _failure(exc: Exception) -> str:
@@ -142,7 +146,7 @@ def _failure(exc: Exception) -> str:
     return f"fanout-lint: internal error: {describe(exc)}"
 
 
-def _run(argv: list[str] | None) -> int:
+def _run(argv: list[str] | None, startup: StartUp) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         mistyped = _mistyped_command(argv[0]) if argv else None
@@ -158,9 +162,9 @@ def _run(argv: list[str] | None) -> int:
     if args.command == "graph":
         from fanout_lint.graph_command import run
 
-        resume_collector()  # it lints
+        startup.over()  # it lints
         return run(args)
-    return _check(args)
+    return _check(args, startup)
 
 
 def _mistyped_command(word: str) -> str | None:
@@ -214,7 +218,7 @@ def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
-def _check(args) -> int:
+def _check(args, startup: StartUp) -> int:
     from fanout_lint.check_command import UsageError, finish, reports_of, settings_for
     from fanout_lint.engine import lint_paths
     from fanout_lint.repository import repo_root
@@ -249,7 +253,7 @@ def _check(args) -> int:
     progress = _progress(args)
 
     def lint():
-        resume_collector()
+        startup.over()
         try:
             return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
                               progress=progress)
