@@ -37,7 +37,7 @@ KIND = "application"
 SCAN_MARKS = (b"Parameters", b"Outputs")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Application:
     """Templates linked into one graph: the top-level templates to load (their nested
     templates are found from them), and what loading needs to know."""
@@ -56,7 +56,7 @@ class Application:
         return self.paths[0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Facts:
     exports: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Option:
     """A setting of a rule that configuration may change."""
 
@@ -29,7 +29,7 @@ class Option:
     description: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Fix:
     """A mechanical repair: set one setting of the violation's node to a value.
 
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     Check = Callable[[Graph, Mapping[str, Any]], Iterable[Violation]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Rule:
     """A rule: its identity, documentation, options and check."""
 

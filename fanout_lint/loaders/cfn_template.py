@@ -20,7 +20,7 @@ TEMPLATE_VERSION_KEY = "AWSTemplateFormatVersion"
 SAM_TRANSFORM = "AWS::Serverless-2016-10-31"
 
 
-@dataclass
+@dataclass(eq=False)
 class RawResource:
     """A template resource as written: logical ID, type, properties, location."""
 

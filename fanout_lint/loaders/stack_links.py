@@ -49,7 +49,7 @@ TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 _REMOTE = ("http://", "https://", "s3://")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Marks:
     """Which kinds of link a file's bytes may hold."""
 
@@ -71,7 +71,7 @@ def marks(data: bytes) -> Marks:
     return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Nested:
     """A nested stack resource: its logical ID, the template it names (a path, or None when
     that is not a local file), the parameters it passes, and its Condition."""

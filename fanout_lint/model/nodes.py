@@ -120,9 +120,9 @@ class Body:
 
 # Nodes, like locations and values, are made for every resource of every unit: slotted
 # dataclasses, never changed once made. A graph holds each node once, so nodes compare
-# and hash by identity: no __eq__ or __hash__ is generated for them (a fifth of the
-# start-up's dataclass work).
-@dataclass(slots=True, kw_only=True, eq=False)
+# and hash by identity: no __eq__ or __hash__ is generated for them, nor a __repr__ per
+# kind (Node's serves all): each generated method is a compilation at every start.
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Node:
     """What every node has: identity, location, vocabulary and suppressions."""
 
@@ -147,6 +147,11 @@ class Node:
         if not self.resource:
             object.__setattr__(self, "resource", self.id)
 
+    def __repr__(self) -> str:
+        # one short repr for every kind: a generated one per kind costs a compilation at
+        # every start, and would print the whole node (all its values) anyway
+        return f"{type(self).__name__}({self.id!r})"
+
     @property
     def local_id(self) -> str:
         """The id inside its own unit: what ``resource`` is compared with."""
@@ -159,7 +164,7 @@ class Node:
         return node_id
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class External(Node):
     """Something outside the unit: an import, a parameter, a module output, a literal ARN."""
 
@@ -172,7 +177,7 @@ class External(Node):
 UNREAD = Unknown("not read")
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Topic(Node):
     """An SNS topic."""
 
@@ -198,7 +203,7 @@ class Redrive:
         return where if where is None or isinstance(where, Loc) else where.entry()
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Queue(Node):
     """An SQS queue."""
 
@@ -211,7 +216,7 @@ class Queue(Node):
     content_based_deduplication: Value = UNREAD
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Subscription(Node):
     """An SNS subscription (a resource, or an inline item of a topic)."""
 
@@ -229,7 +234,7 @@ class Subscription(Node):
 # intrinsic around the setting, a dynamic block, a value known only after apply).
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Function(Node):
     """A Lambda function."""
 
@@ -239,7 +244,7 @@ class Function(Node):
     reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class EventSourceMapping(Node):
     """A Lambda event source mapping: a function reading a queue or stream."""
 
@@ -259,19 +264,19 @@ class EventSourceMapping(Node):
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Stream(Node):
     """What a stream mapping reads: a Kinesis stream or stream consumer, or a DynamoDB table's stream."""
 
     service: str = ""  # "kinesis" or "dynamodb"
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Bucket(Node):
     name: Value = UNREAD
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Notification(Node):
     """One S3 event notification: a bucket delivering to a queue, a topic or a function.
 
@@ -282,14 +287,14 @@ class Notification(Node):
     destination: str | None = None  # node id of the queue, topic or function (or External)
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class EventRule(Node):
     name: Value = UNREAD
     state: Value = UNREAD  # ENABLED, DISABLED, ...
     enabled: Value = UNREAD  # Terraform's older is_enabled
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class EventTarget(Node):
     """Where an EventBridge rule, or an EventBridge Scheduler schedule, delivers.
 
@@ -308,7 +313,7 @@ class EventTarget(Node):
     scheduler: bool = False
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class InvokeConfig(Node):
     """A function's asynchronous invocation settings (``AWS::Lambda::EventInvokeConfig``)."""
 
@@ -335,7 +340,7 @@ class Statement:
     loc: Loc
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class QueuePolicy(Node):
     """An SQS queue policy, its statements reduced."""
 
@@ -343,7 +348,7 @@ class QueuePolicy(Node):
     statements: Value = UNREAD  # Known(tuple[Statement, ...]) or Unknown
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class LambdaPermission(Node):
     """A permission to invoke a Lambda function."""
 
