@@ -1,7 +1,7 @@
 """Which templates of a run link, and how they group into applications.
 
 Most templates link with nothing. Whether one may is decided from its bytes
-(``stack_links.marks``: ``ImportValue``, ``Export``, ``TemplateURL``,
+(``marks``: ``ImportValue``, ``Export``, ``TemplateURL``,
 ``Serverless::Application``); every other unit stays on the plain path, loaded and
 checked alone, so a run of templates that link nothing reads each file once more and
 parses nothing more. Only when some template may import and another may export, or some
@@ -32,12 +32,39 @@ from fanout_lint.regular_files import read_bounded
 from fanout_lint.repository import top_level
 
 KIND = "application"
+# Words in the bytes of a template that may link: one of them must be there.
+IMPORT_MARK = b"ImportValue"
+EXPORT_MARK = b"Export"
+NEST_MARKS = (b"TemplateURL", b"Serverless::Application")
+
 # Words of a named template that make its repository worth scanning: the link marks, and
 # what a nested template has (its parent passes parameters in and reads outputs).
 SCAN_MARKS = (b"Parameters", b"Outputs")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
+class Marks:
+    """Which kinds of link a file's bytes may hold."""
+
+    imports: bool
+    exports: bool
+    nests: bool
+
+    @property
+    def any(self) -> bool:
+        return self.imports or self.exports or self.nests
+
+
+def marks(data: bytes) -> Marks:
+    nests = False
+    for mark in NEST_MARKS:  # every file of a run is looked at: no generator per file
+        if mark in data:
+            nests = True
+            break
+    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
+
+
+@dataclass(eq=False)
 class Application:
     """Templates linked into one graph: the top-level templates to load (their nested
     templates are found from them), and what loading needs to know."""
@@ -56,7 +83,7 @@ class Application:
         return self.paths[0]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Facts:
     exports: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
@@ -124,8 +151,6 @@ class _Scan:
     def marks(self, key: str, path: str):
         found = self._marks.get(key)
         if found is None:
-            from fanout_lint.loaders.stack_links import marks
-
             found = self._marks[key] = marks(self.data(path))
         return found
 
@@ -140,8 +165,6 @@ class _Scan:
         """The repositories of the named templates that may link (a named template is
         scanned for when it may import, export, nest, or be nested: it has parameters or
         outputs)."""
-        from fanout_lint.loaders.stack_links import marks
-
         roots: dict[str, None] = {}
         for path in named:
             data = self.data(path)

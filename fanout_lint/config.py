@@ -38,7 +38,7 @@ class ConfigError(Exception):
     """A configuration problem, already phrased as ``file[:line]: message``."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class FileConfig:
     """What one configuration file sets (None or empty where it says nothing)."""
 
@@ -381,7 +381,7 @@ def _kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Flags:
     """What the command line said; empty or None means "not given"."""
 

@@ -31,7 +31,7 @@ SKIP_DIRS = {".git", "node_modules", ".terraform", "__pycache__", ".venv", ".tox
 CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Candidate:
     path: str
     # "cloudformation" (a YAML/JSON file: maybe a template, a plan or a Serverless service)
@@ -39,7 +39,7 @@ class Candidate:
     kind: str
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class PathError:
     """A path named or walked that could not be looked at: missing, unreadable, too deep."""
 
@@ -47,7 +47,7 @@ class PathError:
     message: str
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Discovery:
     candidates: list[Candidate]
     missing: list[PathError]

@@ -38,7 +38,7 @@ class Severity(enum.Enum):
             raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Related:
     """Another resource a finding involves, and its part in it."""
 
@@ -60,7 +60,7 @@ class Related:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Edit:
     """Replace the text from (line, column) to (end_line, end_column) of ``file`` with
     ``text``; an empty range inserts. Lines and columns are 1-based, columns count
@@ -79,7 +79,7 @@ class Edit:
                 "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class FindingFix:
     """A finding's fix as text edits, all in the files of its unit."""
 
@@ -92,7 +92,7 @@ class FindingFix:
                 "edits": [e.as_dict() for e in self.edits]}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Finding:
     """One rule's verdict on one resource, with where it is written and how to fix it."""
 
@@ -145,7 +145,7 @@ class Finding:
         return data
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class LoadError:
     """A file that could not be read or parsed, or a rule that crashed on a unit."""
 
@@ -189,7 +189,7 @@ def where(file: str, line: int | None = None, column: int | None = None) -> str:
     return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Notice:
     """A warning about the run itself, not about the topology; it never gates."""
 
@@ -210,7 +210,7 @@ class Notice:
         return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Skipped:
     """A file the run did not lint, and why (Serverless Framework, not a template, ...)."""
 
@@ -225,7 +225,7 @@ class Skipped:
         return f"{where(self.path)}: {self.reason}"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Suppressed:
     """A finding hidden by an inline suppression, shown with ``--show-suppressed``."""
 

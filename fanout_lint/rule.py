@@ -46,7 +46,7 @@ class Fix:
     safe: bool
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Violation:
     """What a check reports: where the fix goes, what is wrong, and who else is involved."""
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 _PREFIX = re.compile(r"FL[0-9]{0,2}")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Settings:
     """What a run is asked to do (from the configuration and the flags)."""
 

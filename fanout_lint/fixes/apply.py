@@ -16,7 +16,7 @@ from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.sources import Source, SourceError, read_source
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class FileChange:
     source: Source
     text: str  # the edited text

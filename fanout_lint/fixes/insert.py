@@ -26,7 +26,7 @@ from fanout_lint.fixes.render import HCL, JSON, YAML, entry, key
 from fanout_lint.model.nodes import Loc
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Change:
     """Replace ``text[start:end]`` with ``new`` (offsets into the source text)."""
 
@@ -35,7 +35,7 @@ class Change:
     new: str
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Setting:
     """What to insert: the key, its value as written, and the keys to create around it."""
 

@@ -54,7 +54,7 @@ class SourceError(Exception):
     """A file fixes cannot be written to; the message says why, in one line."""
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Source:
     path: str
     text: str

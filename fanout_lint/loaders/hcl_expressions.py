@@ -55,18 +55,18 @@ MAX_ITEMS = 16  # count / for_each instances tracked as a choice
 MAX_NESTING = 256  # of a value walked (encoded, compared, restored): deeper is unknown
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Ref:
     address: str  # resource address without instance key: aws_sqs_queue.q, module.m.aws_sqs_queue.q
     attribute: str  # arn, id, url, name, function_name, ...; "" for the whole resource
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Hole:
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Interpolated:
     """A string made of text and atoms; its text is known only in part."""
 
@@ -646,7 +646,7 @@ def _to_set(budget: Budget, raw: Any) -> list:
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class _Frozen:
     """A list or map as a hashable value, equal exactly when the originals are ``==``."""
 

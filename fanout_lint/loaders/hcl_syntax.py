@@ -35,70 +35,70 @@ class HclError(Exception):
 
 # -- expressions ---------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Literal:
     value: object  # str, int, float, bool or None
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Template:
     """A quoted string or heredoc: text and interpolated expressions."""
 
     parts: tuple  # of str | Expr
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Name:
     """A bare identifier: ``var``, ``local``, ``aws_sqs_queue``, ``count``, ..."""
 
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class GetAttr:
     obj: "Expr"
     name: str
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Index:
     obj: "Expr"
     key: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Call:
     name: str
     args: tuple
     expand: bool = False  # f(list...)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Binary:
     op: str
     left: "Expr"
     right: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Unary:
     op: str
     operand: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Conditional:
     condition: "Expr"
     then: "Expr"
     otherwise: "Expr"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class TupleExpr:
     items: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class ObjectExpr:
     items: tuple  # of (key Expr, value Expr)
     # where it is written, for findings and fixes inside documents (``jsonencode({...})``):
@@ -107,7 +107,7 @@ class ObjectExpr:
     item_pos: tuple = field(default=(), compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Opaque:
     """Syntax we do not evaluate; always unknown."""
 
@@ -123,7 +123,7 @@ Expr = Literal | Template | Name | GetAttr | Index | Call | Binary | Unary | Con
 Pos = tuple
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Attribute:
     name: str
     expr: Expr
@@ -138,7 +138,7 @@ class Attribute:
         return (self.line, self.column, end[2], end[3])
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Block:
     type: str
     labels: tuple[str, ...]
@@ -150,7 +150,7 @@ class Block:
     header_end: tuple = (0, 0)  # (line, column) just after the last label: the resource's own span
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Body:
     attributes: dict = field(default_factory=dict)  # name -> Attribute
     blocks: tuple[Block, ...] = ()
@@ -159,13 +159,13 @@ class Body:
         return [b for b in self.blocks if b.type == kind]
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Comment:
     line: int
     text: str  # without the comment marker
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class HclFile:
     path: str
     body: Body

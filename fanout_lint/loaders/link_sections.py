@@ -9,7 +9,7 @@ rest of the template, most of it, is parsed only once, when the template is load
 So for a template written the usual way (block style, top-level keys at column 0, one
 resource or output per entry), ``cut`` keeps the whole of every other top-level section,
 and of ``Resources`` and ``Outputs`` only the entries whose text holds one of the words
-(``stack_links.marks``), plus the first resource where it is what makes the text a
+(``applications.marks``), plus the first resource where it is what makes the text a
 template. Each
 YAML block entry means the same alone as among its siblings, with two exceptions, both
 caught: an alias whose anchor was cut away does not parse (the caller then parses the

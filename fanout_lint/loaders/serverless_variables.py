@@ -43,7 +43,7 @@ _SOURCE = re.compile(r"([^:()]+)(?:\((.*)\))?(?::(.*))?\Z", re.DOTALL)
 MAX_PLACEHOLDERS = 1000  # in one string: past any real configuration
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Pseudo:
     name: str  # AWS::Region
 

@@ -17,8 +17,9 @@ application's loader (``application.py``, which links them into one graph).
   template), or whose CDK metadata ``aws:asset:path`` names the ``*.nested.template.json``
   beside it; or an ``AWS::Serverless::Application`` whose ``Location`` is a local path.
 
-Deciding cheaply comes first: ``may_link`` looks for the words in the file's bytes, so a
-template without them is never parsed twice.
+Deciding cheaply comes first: the run's plan looks for the link words in each file's bytes
+(``applications.marks``), so a template without them is never parsed twice, and this
+module is not even imported.
 """
 
 from __future__ import annotations
@@ -35,11 +36,6 @@ TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of sta
 if TYPE_CHECKING:
     from typing import Any
 
-# Words in the bytes of a template that may link: one of them must be there.
-IMPORT_MARK = b"ImportValue"
-EXPORT_MARK = b"Export"
-NEST_MARKS = (b"TemplateURL", b"Serverless::Application")
-
 # The words whose entries of Resources and Outputs can link (``link_sections.cut``); a
 # CDK nested stack names its template in ``aws:asset:path`` metadata.
 LINK_WORDS = ("ImportValue", "Export", "TemplateURL", "Serverless::Application", "aws:asset:path")
@@ -49,29 +45,7 @@ TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 _REMOTE = ("http://", "https://", "s3://")
 
 
-@dataclass(frozen=True, eq=False)
-class Marks:
-    """Which kinds of link a file's bytes may hold."""
-
-    imports: bool
-    exports: bool
-    nests: bool
-
-    @property
-    def any(self) -> bool:
-        return self.imports or self.exports or self.nests
-
-
-def marks(data: bytes) -> Marks:
-    nests = False
-    for mark in NEST_MARKS:  # every file of a run is looked at: no generator per file
-        if mark in data:
-            nests = True
-            break
-    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
-
-
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False)
 class Nested:
     """A nested stack resource: its logical ID, the template it names (a path, or None when
     that is not a local file), the parameters it passes, and its Condition."""

@@ -29,7 +29,7 @@ MERGED = ("resource", "data", "variable", "output", "module")
 MAX_DEPTH = 200  # as the parsers: deeper nesting is refused before this
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class PlacedAttribute(Attribute):
     """An attribute written in another file than the block that holds it."""
 
@@ -41,7 +41,7 @@ def attribute_file(attribute: Attribute, default: str) -> str:
     return attribute.file if isinstance(attribute, PlacedAttribute) and attribute.file else default
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class OverrideError:
     file: str
     line: int

@@ -22,8 +22,9 @@ NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
 # inspect.signature, about a fifth of the cost of defining the class, paid at every start.
 
 # Loc and the values are made hundreds of thousands of times a run: they are slotted
-# dataclasses, hashable and compared by value, and never changed once made (a frozen
-# dataclass would say so, at three times the cost of making one).
+# dataclasses, hashable and compared by value, and never changed once made. No record
+# here is declared frozen (docs/design.md, "Performance"): that would cost two more
+# compiled methods at every start, and three times as much to make one.
 @dataclass(slots=True, unsafe_hash=True)
 class Loc:
     """Where something is written: a start point, and the end of its span when known.
@@ -51,7 +52,7 @@ class Loc:
         return Loc(self.file, self.line, self.column) if self.end_line else self
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Suppression:
     """An inline ``ignore`` written on a resource (CloudFormation Metadata, TF comment)."""
 
@@ -62,7 +63,7 @@ class Suppression:
     syntax: str = "metadata"  # "metadata" (CloudFormation) or "comment" (Terraform): how hints spell it
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Written:
     """How a resource is written: the vocabulary its settings are named in, and what the
     source can set.
@@ -145,7 +146,7 @@ class Node:
 
     def __post_init__(self) -> None:
         if not self.resource:
-            object.__setattr__(self, "resource", self.id)
+            self.resource = self.id
 
     def __repr__(self) -> str:
         # one short repr for every kind: a generated one per kind costs a compilation at
@@ -187,7 +188,7 @@ class Topic(Node):
     exported: bool = False  # other stacks or configurations may subscribe to it
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Redrive:
     """A queue's redrive policy: its dead-letter queue and receive count."""
 
@@ -325,7 +326,7 @@ class InvokeConfig(Node):
     maximum_event_age: Value = UNREAD
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Statement:
     """One IAM policy statement, reduced to what the rules ask of it.
 
@@ -357,7 +358,7 @@ class LambdaPermission(Node):
     action: Value = UNREAD
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class DeadLetterUse:
     """A resource naming ``target`` as where its failures go."""
 
@@ -372,7 +373,7 @@ SUBSCRIBES = "subscribes"  # a subscriber that is no SNS subscription of the tem
 EXPORTS = "exports"  # makes it known to others (an SSM parameter holding its ARN)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Mention:
     """A resource the graph does not model naming ``target`` in a setting whose meaning
     the schema knows (``AWS::CloudWatch::Alarm.AlarmActions`` publishes to a topic)."""
@@ -384,7 +385,7 @@ class Mention:
     role: str  # PUBLISHES_ONLY, SUBSCRIBES or EXPORTS
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Delivery:
     """A service sending to a queue or invoking a function on behalf of ``sender``: an SNS
     subscription (or its dead-letter queue), an EventBridge target (or its dead-letter
@@ -396,7 +397,7 @@ class Delivery:
     dead_letter: bool = False  # to the sender's dead-letter queue, not its endpoint
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Unit:
     """What one graph describes: a template file, a Terraform directory, a plan file; for
     an application (linked templates), its first template, with every file in ``files``."""
@@ -411,7 +412,7 @@ IMPORTS = "imports"  # Fn::ImportValue of a name the other unit exports
 NESTS = "nests"  # a nested stack (AWS::CloudFormation::Stack) whose template is the other unit
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class UnitLink:
     """``source`` uses ``target``: imports what it exports, or nests it as a stack."""
 

@@ -66,7 +66,7 @@ FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "
 CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Mark:
     """A finding as a diagram shows it."""
 
@@ -78,17 +78,17 @@ class Mark:
         return {"rule": self.rule, "name": self.name, "severity": self.severity.value}
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Cluster:
     id: str
     path: str  # the template file or Terraform directory
     format: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "path", clean(self.path))
+        self.path = clean(self.path)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class ViewNode:
     id: str  # unique in the view, already safe as a Mermaid/DOT id: [A-Za-z0-9_]
     cluster: str
@@ -103,12 +103,12 @@ class ViewNode:
     marks: tuple[Mark, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "key", clean(self.key))
-        object.__setattr__(self, "resource", clean(self.resource))
-        object.__setattr__(self, "label", clean(self.label))
-        object.__setattr__(self, "details", tuple(clean(d) for d in self.details))
-        object.__setattr__(self, "type", clean(self.type))
-        object.__setattr__(self, "file", clean(self.file))
+        self.key = clean(self.key)
+        self.resource = clean(self.resource)
+        self.label = clean(self.label)
+        self.details = tuple(clean(d) for d in self.details)
+        self.type = clean(self.type)
+        self.file = clean(self.file)
 
     @property
     def external(self) -> bool:
@@ -119,7 +119,7 @@ class ViewNode:
         return worst(self.marks)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class ViewEdge:
     source: str  # ViewNode ids
     target: str
@@ -133,14 +133,14 @@ class ViewEdge:
     between_units: bool = False  # its ends are in two units of one application
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "label", clean(self.label))  # may quote a template value
+        self.label = clean(self.label)  # may quote a template value
 
     @property
     def severity(self) -> Severity | None:
         return worst(self.marks)
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class UnitEdge:
     """One unit of an application uses another: ``imports`` a name it exports, or
     ``nests`` it as a stack (``label``: the export name, the nested stack's logical ID)."""
@@ -151,14 +151,14 @@ class UnitEdge:
     label: str
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "label", clean(self.label))
+        self.label = clean(self.label)
 
     @property
     def text(self) -> str:
         return f"nested stack {self.label}" if self.kind == NESTS else f"imports {self.label}"
 
 
-@dataclass(frozen=True)
+@dataclass(unsafe_hash=True)
 class Topology:
     clusters: tuple[Cluster, ...] = ()
     nodes: tuple[ViewNode, ...] = ()
