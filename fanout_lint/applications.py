@@ -42,7 +42,7 @@ NEST_MARKS = (b"TemplateURL", b"Serverless::Application")
 SCAN_MARKS = (b"Parameters", b"Outputs")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Marks:
     """Which kinds of link a file's bytes may hold."""
 
@@ -64,7 +64,7 @@ def marks(data: bytes) -> Marks:
     return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Application:
     """Templates linked into one graph: the top-level templates to load (their nested
     templates are found from them), and what loading needs to know."""
@@ -83,7 +83,7 @@ class Application:
         return self.paths[0]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Facts:
     exports: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()

@@ -83,7 +83,7 @@ class TooLarge(Exception):
     """A value past a size limit: the evaluator makes it unknown."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Budget:
     """What one unit has spent so far. Created per unit and passed to its evaluators;
     the limits are fields so that tests can use small ones."""

@@ -30,7 +30,7 @@ FAIL_LEVELS = ("error", "warning", "info", "none")
 MAX_SKIPPED_SHOWN = 20
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Report:
     """One report a run writes: its format and where (None: standard output)."""
 

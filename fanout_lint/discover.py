@@ -39,7 +39,7 @@ class Candidate:
     kind: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PathError:
     """A path named or walked that could not be looked at: missing, unreadable, too deep."""
 
@@ -47,7 +47,7 @@ class PathError:
     message: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Discovery:
     candidates: list[Candidate]
     missing: list[PathError]

@@ -246,7 +246,7 @@ class Suppressed:
         return data
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Result:
     """What linting some units produced: findings, errors, notices, suppressed findings."""
 

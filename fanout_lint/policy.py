@@ -38,7 +38,7 @@ _IGNORE = re.compile(r"fanout-lint:[ \t]*ignore[ \t]*=")
 _UNTIL = re.compile(r"\buntil[ \t]*=[ \t]*(\S+)")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Applied:
     """Findings after inline suppressions: those kept, those hidden, and notices."""
 

@@ -26,7 +26,7 @@ JSON_SUFFIXES = (".tofu.json", ".tf.json")
 _SHADOWS = {".tofu": ".tf", ".tofu.json": ".tf.json"}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ConfigFiles:
     primary: tuple[str, ...]  # names, in lexical order
     overrides: tuple[str, ...]  # names, in lexical order: merged in this order

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fanout_lint.regular_files import KIB
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ByName:
     """Files known by their name: exact base names (any case) or name endings."""
 
@@ -29,7 +29,7 @@ class ByName:
         return name in self.names or name.endswith(self.suffixes)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ByContent:
     """YAML or JSON that is not a template, known by every one of ``patterns`` (each
     anchored at a line start, so linear) in the start of the file."""

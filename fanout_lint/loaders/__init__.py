@@ -42,7 +42,7 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tup
     return _load_file(candidate.path)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Parsed:
     data: Any
     syntax: str

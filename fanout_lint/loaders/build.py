@@ -116,7 +116,7 @@ class View(Protocol):
         """A physical name, as far as it identifies the resource inside the unit."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Built:
     """What the builder made of a unit's views: nodes and dead-letter uses."""
 

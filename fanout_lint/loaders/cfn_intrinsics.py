@@ -98,7 +98,7 @@ class _Node(str):
     __slots__ = ()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Bound:
     """A nested stack's parameter as its parent passes it: the parent's expression,
     evaluated by the parent (a ``!GetAtt Queue.Arn`` passed in names the parent's queue)."""
@@ -126,7 +126,7 @@ class Bound:
         return self.parent.resolve(self.raw, kind, depth) if self.known else None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ChildStack:
     """A nested stack's template as its parent sees it: what each output names."""
 
@@ -152,7 +152,7 @@ NAMING_PSEUDO = {
 }
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Intrinsics:
     """The evaluator of one template's intrinsic functions, with its memos."""
 

@@ -20,7 +20,7 @@ TEMPLATE_VERSION_KEY = "AWSTemplateFormatVersion"
 SAM_TRANSFORM = "AWS::Serverless-2016-10-31"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class RawResource:
     """A template resource as written: logical ID, type, properties, location."""
 

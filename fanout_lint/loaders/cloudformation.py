@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 CDK = Written("cloudformation", "CDK", generated=True)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Stack:
     """One template read at the template level, ready to become views: alone, or one
     stack of an application (``application.py``), behind its ``namespace`` there."""

@@ -45,7 +45,7 @@ TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 _REMOTE = ("http://", "https://", "s3://")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Nested:
     """A nested stack resource: its logical ID, the template it names (a path, or None when
     that is not a local file), the parameters it passes, and its Condition."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fanout_lint.model.values import Known, default
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Default:
     """An AWS default and the documentation that states it."""
 

@@ -60,7 +60,7 @@ from fanout_lint.model.nodes import (
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Field:
     """One node field: where each format writes it, its default and its reader."""
 
@@ -90,7 +90,7 @@ def _steps(path: str) -> tuple[str, ...]:
 _STEPS: dict[str, tuple[str, ...]] = {}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Items:
     """A list property whose items are nodes of their own (a topic's inline subscriptions).
 
@@ -113,7 +113,7 @@ class Items:
         return self.path if format == "cloudformation" else self.tf
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Kind:
     """One kind of node: its resource types in each format and its fields."""
 
