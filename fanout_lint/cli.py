@@ -42,15 +42,30 @@ def _terminal_width() -> int:
         return 80
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the options of ``command`` (every command's when None: ``--help``).
+    A run builds only its own command's options: the others would cost their modules'
+    imports at every start."""
     parser = _Parser(
         prog="fanout-lint",
         description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation and Terraform.",
     )
     parser.add_argument("--version", action="version", version=f"fanout-lint {__version__}")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    helps = {
+        "check": "lint files and directories (the default command)",
+        "rules": "list the rules, as the configuration sets them (on/off, severity)",
+        "explain": "print a rule's documentation",
+        "graph": "draw the topology with its findings (Mermaid, DOT, JSON, markdown)",
+    }
+    for name in COMMANDS:
+        child = sub.add_parser(name, help=helps[name])
+        if command in (None, name):
+            _OPTIONS[name](child)
+    return parser
 
-    check = sub.add_parser("check", help="lint files and directories (the default command)")
+
+def _check_options(check: argparse.ArgumentParser) -> None:
     check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
     from fanout_lint import check_command
 
@@ -70,17 +85,23 @@ def build_parser() -> argparse.ArgumentParser:
                             "number of units; 1 for few units)")
     check_command.add_arguments(check)  # --config, --output, --baseline, ...
 
-    rules = sub.add_parser("rules", help="list the rules, as the configuration sets them (on/off, severity)")
+
+def _rules_options(rules: argparse.ArgumentParser) -> None:
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--config", metavar="FILE", help="configuration file (default: searched as for check)")
 
-    explain = sub.add_parser("explain", help="print a rule's documentation")
+
+def _explain_options(explain: argparse.ArgumentParser) -> None:
     explain.add_argument("rule", help="rule ID or name")
 
+
+def _graph_options(graph: argparse.ArgumentParser) -> None:
     from fanout_lint import graph_command
 
-    graph_command.add_parser(sub)
-    return parser
+    graph_command.add_options(graph)
+
+
+_OPTIONS = {"check": _check_options, "rules": _rules_options, "explain": _explain_options, "graph": _graph_options}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +175,7 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
             sys.stderr.write(clean(mistyped) + "\n")
             return EXIT_ERROR
         argv = ["check", *argv]
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0] if argv[0] in COMMANDS else None).parse_args(argv)
     if args.command == "rules":
         return _rules(args)
     if args.command == "explain":

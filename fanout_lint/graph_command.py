@@ -16,8 +16,7 @@ FORMATS = ("mermaid", "dot", "json", "markdown")
 EXIT_OK, EXIT_ERROR = 0, 2
 
 
-def add_parser(sub) -> None:
-    graph = sub.add_parser("graph", help="draw the topology with its findings (Mermaid, DOT, JSON, markdown)")
+def add_options(graph) -> None:
     graph.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
     graph.add_argument("--format", choices=FORMATS, default="mermaid")
     graph.add_argument("--focus", metavar="RESOURCE",

@@ -12,7 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 
 
-def _imported(tmp_path, *paths) -> set[str]:
+def _modules(tmp_path, *paths) -> set[str]:
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "fanout_lint", "--format", "json", *paths],
@@ -21,7 +21,11 @@ def _imported(tmp_path, *paths) -> set[str]:
     assert done.returncode in (0, 1), done.stderr[-2000:]
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "fanout_lint.cli" in imported  # the import log was read
-    return {m.split(".")[0] for m in imported}
+    return imported
+
+
+def _imported(tmp_path, *paths) -> set[str]:
+    return {m.split(".")[0] for m in _modules(tmp_path, *paths)}
 
 
 def test_terraform_loads_lark_but_neither_python_hcl2_nor_pyyaml(tmp_path):
@@ -45,3 +49,11 @@ def test_yaml_templates_load_no_hcl_parser(tmp_path):
     assert "yaml" in top and not top & {"lark", "hcl2", "cfnlint"}
     # nor typing (about 2.5 ms), nor OpenSSL, nor the modules of did-you-mean hints
     assert not top & {"typing", "hashlib", "difflib", "textwrap"}
+
+
+def test_a_template_without_link_words_loads_neither_the_linker_nor_other_commands(tmp_path):
+    # the plan looks at the bytes only; the parser builds the options of `check` alone
+    modules = _modules(tmp_path, os.path.join(FIXTURES, "batch-item-failures-off", "cfn_fires.yaml"))
+    assert "fanout_lint.applications" in modules  # the plan ran
+    assert not modules & {"fanout_lint.loaders.stack_links", "fanout_lint.graph_command",
+                          "fanout_lint.explain", "fanout_lint.show_settings"}
