@@ -14,9 +14,19 @@ and keeps the fastest (CPU-bound work only gets slower by noise); the sizes take
 round by round, and the result is the median over the rounds.
 
 The marginal cost at N resources is the slope from the size before (N/2 for 1,000 and
-10,000): (time(N) - time(N/2)) / (resources(N) - resources(N/2)). The issue's criterion is
-the marginal cost at 10,000 against the one at 1,000; both are printed, with their ratio, for
-fanout-lint and for the floor.
+10,000): (time(N) - time(N/2)) / (resources(N) - resources(N/2)), with time() the time of
+one unit. The issue's criterion is the marginal cost at 10,000 against the one at 1,000;
+both are printed, with their ratio, for fanout-lint and for the floor.
+
+A slope at 1,000 is the difference of two short times (a unit of 500 resources against
+one of 1,000, some 30 ms apart), so the noise of a shared machine moved it by a fifth
+between runs. Each size is therefore measured as ``COPIES // size`` units of that size
+(20 of 500 resources, 10 of 1,000, ..., 1 of 10,000), each a template (or Terraform
+directory) of its own, drawn with its own seed: every run does about the same work, a
+unit's time is the run's divided by the number of units, and the slope at 1,000 is read
+from differences ten times as large. What a run costs once (discovery, the report's
+header) then counts a twentieth at 500 and a tenth at 1,000 resources, a bias of under
+1 µs a resource.
 """
 
 from __future__ import annotations
@@ -41,18 +51,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SIZES = (500, 1000, 2000, 5000, 10000)
 SERIES = (("yaml", "YAML"), ("json", "JSON"), ("tf", "Terraform"))
 REPEAT = 3
+COPIES = 10000  # resources a run: units of a size are copies up to this many
 
 
-def write_unit(root: str, fmt: str, size: int, seed: int) -> tuple[str, list[str], int]:
-    """(what fanout-lint is given, the files the floor parses, resources) for one unit of
-    ``size`` resources: a template, or a Terraform directory in files of 250 resources (a
-    .tf file may hold at most 512 KiB), as the whole-process growth rows have it."""
+def write_unit(root: str, fmt: str, size: int, seed: int, copies: int = 1) -> tuple[str, list[str], int]:
+    """(what fanout-lint is given, the files the floor parses, resources of all units) for
+    ``copies`` units of ``size`` resources each: templates, or Terraform directories in files
+    of 250 resources (a .tf file may hold at most 512 KiB), as the whole-process growth rows
+    have them."""
     shutil.rmtree(root, ignore_errors=True)
     if fmt == "tf":
-        files = terraform_directory(root, max(1, size // 250), size, seed=seed)
+        files = []
+        for copy in range(copies):
+            files += terraform_directory(os.path.join(root, f"unit{copy:02d}"), max(1, size // 250), size,
+                                         seed=seed + copy)
         resources = sum(_count_resources(f) for f in files)
         return root, files, resources
-    units = generate_repo(root, 1, size, (fmt,), seed=seed)
+    units = []
+    for copy in range(copies):
+        units += generate_repo(os.path.join(root, f"unit{copy:02d}"), 1, size, (fmt,), seed=seed + copy)
     return root, unit_files(units), sum(u.resources for u in units)
 
 
@@ -98,8 +115,10 @@ def child(target: str, listing: str, repeat: int) -> dict:
     return result
 
 
-def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repeat: int = REPEAT) -> dict:
-    """{label: {resources: (fanout seconds, floor seconds)}}, medians over ``runs`` rounds."""
+def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repeat: int = REPEAT,
+            copies_to: int = COPIES) -> dict:
+    """{label: {resources a unit: (fanout seconds a unit, floor seconds a unit)}}, medians
+    over ``runs`` rounds; each size as ``copies_to // size`` units (at least one)."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("CI", None)
@@ -108,22 +127,23 @@ def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repe
     for fmt, label in series:
         units = []
         for size in sizes:
+            copies = max(1, copies_to // size)
             root = os.path.join(workdir, f"{fmt}-{size}")
-            target, files, resources = write_unit(root, fmt, size, seed)
+            target, files, resources = write_unit(root, fmt, size, seed, copies)
             listing = os.path.join(workdir, f"{fmt}-{size}.txt")
             with open(listing, "w", encoding="utf-8") as handle:
                 handle.write("\n".join(files))
-            units.append((resources, target, listing))
-        times: dict = {resources: ([], []) for resources, _, _ in units}
+            units.append((round(resources / copies), copies, target, listing))
+        times: dict = {resources: ([], []) for resources, _, _, _ in units}
         for _ in range(runs):  # the sizes take turns, so that drift falls on all of them
-            for resources, target, listing in units:
+            for resources, copies, target, listing in units:
                 done = subprocess.run(
                     [sys.executable, os.path.join(HERE, "growth.py"), "--child", target, listing, str(repeat)],
                     env=env, capture_output=True, text=True, check=True,
                 )
-                measured = json.loads(done.stdout)
-                times[resources][0].append(measured["fanout"])
-                times[resources][1].append(measured["floor"])
+                measured = json.loads(done.stdout)  # one unit's time: the run's over its units
+                times[resources][0].append(measured["fanout"] / copies)
+                times[resources][1].append(measured["floor"] / copies)
         results[label] = {r: (statistics.median(f), statistics.median(p)) for r, (f, p) in times.items()}
         sys.stderr.write(f"growth: {label} done\n")
     return results
@@ -138,7 +158,7 @@ def marginal(by_size: dict, index: int, which: int) -> float:
 
 def table(results: dict) -> str:
     lines = [
-        "| unit | resources | fanout-lint ms (in process) | fair floor ms (in process) "
+        "| unit | resources a unit | fanout-lint ms a unit (in process) | fair floor ms a unit (in process) "
         "| fanout-lint marginal µs a resource, from the size before | floor's marginal µs |",
         "|---|---:|---:|---:|---:|---:|",
     ]
