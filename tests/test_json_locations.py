@@ -161,3 +161,24 @@ def test_cdk_shaped_json_takes_the_fast_path(tmp_path):
         fast = parse_json(text, unit.path)
         assert isinstance(fast, JsonMap)  # no fallback
         assert_same(fast, parse_yaml(text, unit.path))
+
+
+def test_json_that_is_no_template_is_not_located(tmp_path, monkeypatch):
+    """An API model or a schema often holds a template's words ("Resources"): json reads
+    it, and when it is no template, plan or service, no key is looked for."""
+    from fanout_lint.loaders import json_source, parse_file
+    from fanout_lint.loaders.source import parse_json as parse
+
+    located = []
+    real_locate = json_source.locate
+    monkeypatch.setattr(json_source, "locate", lambda *a: located.append(a[2]) or real_locate(*a))
+    model = tmp_path / "service-2.json"
+    model.write_text(json.dumps({"shapes": {"DescribeStackResources": {"type": "structure"}}}))
+    template = tmp_path / "template.json"
+    template.write_text(json.dumps({"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}))
+    assert parse_file(str(model)) is None
+    assert located == []
+    parsed = parse_file(str(template))
+    assert isinstance(parsed.data, JsonMap) and parsed.data.loc_of("Resources").line == 1
+    assert located == [str(template)]
+    assert parse(model.read_text(), str(model)) is not None  # without a test, everything is located

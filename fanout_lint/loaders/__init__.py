@@ -65,9 +65,17 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         syntax = _syntax(text, path)
         if syntax == "json" and not located:
             return Parsed(_plain_json(text, path), syntax, text)
-        return Parsed(parse_json(text, path) if syntax == "json" else parse_yaml(text, path), syntax, text)
+        if syntax == "json":
+            data = parse_json(text, path, _readable)
+            return None if data is None else Parsed(data, syntax, text)
+        return Parsed(parse_yaml(text, path), syntax, text)
     except ParseError as exc:
         return LoadError(path, exc.line, exc.message, exc.column)
+
+
+def _readable(data) -> bool:
+    """What some loader reads: a plan, a Serverless Framework service, a template."""
+    return _is_plan(data) or (isinstance(data, dict) and "service" in data) or is_template(data)
 
 
 def _plain_json(text: str, path: str):

@@ -311,8 +311,12 @@ def _hashable(key):
     return key
 
 
-def parse_json(text: str, file: str):
+def parse_json(text: str, file: str, wanted=None):
     """Parse JSON strictly (``json``), with the location of every key and list item.
+
+    ``wanted``: a test of the parsed values; when it fails the file is read no further
+    and None is returned. Locating every key costs several times what ``json`` does, and
+    many JSON files that hold a template's words are no template (API models, schemas).
 
     The fast path (``json_source``) finds locations in the text at C speed and builds them
     lazily. Where it cannot prove them exact (duplicate keys, unusual escapes) libyaml
@@ -332,6 +336,8 @@ def parse_json(text: str, file: str):
         except RecursionError:
             data = located = UNLOCATABLE  # too deep for json: libyaml below says where
         else:
+            if wanted is not None and not wanted(data):
+                return None
             located = locate(data, text, file)
     finally:
         if collecting:
