@@ -8,7 +8,7 @@ import os
 import pytest
 
 from fanout_lint import cli
-from fanout_lint.loaders import terraform_modules
+from fanout_lint.loaders import hcl_syntax, terraform_modules
 from fanout_lint.loaders.hcl_parser import syntax_fingerprint
 from fanout_lint.loaders.hcl_syntax import parse_hcl
 from fanout_lint.parse_cache import ParseCache, _trim, open_cache, user_cache_dir
@@ -78,7 +78,7 @@ def test_the_second_run_parses_nothing_and_says_the_same(tmp_path, capsys, cache
     def no_parsing(text, path):
         raise AssertionError(f"parsed {path} again")
 
-    monkeypatch.setattr(terraform_modules, "parse_hcl", no_parsing)
+    monkeypatch.setattr(hcl_syntax, "parse_hcl", no_parsing)
     assert _run(capsys, str(unit)) == first
 
 
@@ -92,10 +92,10 @@ def test_only_the_changed_file_is_parsed_again(tmp_path, capsys, cache_home, mon
         parsed.append(os.path.basename(path))
         return parse_hcl(text, path)
 
-    monkeypatch.setattr(terraform_modules, "parse_hcl", counting)
+    monkeypatch.setattr(hcl_syntax, "parse_hcl", counting)
     _, out = _run(capsys, str(unit / "other.tf"))  # as pre-commit names a changed file
     assert parsed == ["other.tf"]
-    monkeypatch.setattr(terraform_modules, "parse_hcl", parse_hcl)
+    monkeypatch.setattr(hcl_syntax, "parse_hcl", parse_hcl)
     assert out == _run(capsys, "--no-cache", str(unit))[1]
 
 
@@ -148,7 +148,7 @@ def test_a_module_called_many_times_is_parsed_once(tmp_path, capsys, monkeypatch
         parsed.append(os.path.relpath(path, unit))
         return parse_hcl(text, path)
 
-    monkeypatch.setattr(terraform_modules, "parse_hcl", counting)
+    monkeypatch.setattr(hcl_syntax, "parse_hcl", counting)
     _, out = _run(capsys, "--no-cache", str(unit))
     assert sorted(parsed) == ["main.tf", os.path.join("mod", "queue.tf")]
     assert out.count("module.m4.aws_sqs_queue.q") == out.count("module.m0.aws_sqs_queue.q")

@@ -14,6 +14,7 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 
 def _modules(tmp_path, *paths) -> set[str]:
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    env.pop("CI", None)  # the parse cache is off in CI; one test here needs it
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "fanout_lint", "--format", "json", *paths],
         cwd=ROOT, capture_output=True, text=True, timeout=120, env=env,
@@ -57,3 +58,12 @@ def test_a_template_without_link_words_loads_neither_the_linker_nor_other_comman
     assert "fanout_lint.applications" in modules  # the plan ran
     assert not modules & {"fanout_lint.loaders.stack_links", "fanout_lint.graph_command",
                           "fanout_lint.explain", "fanout_lint.show_settings"}
+
+
+def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path):
+    unit = tmp_path / "unit"
+    unit.mkdir()
+    (unit / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "q"\n}\n')
+    first = _imported(tmp_path, str(unit))  # parses, and fills the cache (XDG_CACHE_HOME)
+    again = _imported(tmp_path, str(unit))
+    assert "lark" in first and "lark" not in again

@@ -10,7 +10,7 @@ import pytest
 from fanout_lint.cli import main
 from fanout_lint.discover import discover
 from fanout_lint.engine import lint_paths
-from fanout_lint.loaders.hcl_syntax import HclError, Literal, Name, ObjectExpr, Template
+from fanout_lint.loaders.hcl_tree import HclError, Literal, Name, ObjectExpr, Template
 from fanout_lint.loaders.terraform_json import parse_tf_json
 from fanout_lint.module_calls import called_directories, json_module_sources, module_sources
 from fanout_lint.rules import ALL_RULES

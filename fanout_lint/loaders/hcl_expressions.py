@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from fanout_lint.budget import Budget, TooLarge
-from fanout_lint.loaders.hcl_syntax import (
+from fanout_lint.loaders.hcl_tree import (
     Binary,
     Call,
     Conditional,

@@ -86,14 +86,14 @@ def grammar_text() -> str:
 @functools.lru_cache(maxsize=None)
 def syntax_fingerprint() -> str:
     """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
-    this package's version and the source of the module that shapes the tree. Computed
+    this package's version and the sources of the modules that shape the tree. Computed
     without importing Lark, so that a run whose files are all cached never loads it."""
     import hashlib  # OpenSSL: only when the cache directory is used
 
     digest = hashlib.sha256()
     digest.update(f"{__version__}\0{sys.implementation.name}\0{sys.version}\0".encode())
     digest.update(grammar_text().encode())
-    for module in ("lark", "fanout_lint.loaders.hcl_syntax"):
+    for module in ("lark", "fanout_lint.loaders.hcl_syntax", "fanout_lint.loaders.hcl_tree"):
         spec = importlib.util.find_spec(module)
         origin = spec.origin if spec is not None else None
         if origin and os.path.isfile(origin):

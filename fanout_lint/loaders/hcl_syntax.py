@@ -1,4 +1,4 @@
-"""HCL text into a small syntax tree the Terraform loader evaluates.
+"""HCL text into the small syntax tree the Terraform loader evaluates (``hcl_tree``).
 
 python-hcl2's grammar parses (``hcl_parser``); we read the raw Lark tree (not python-hcl2's
 dict serialization, which turns every expression back into ``"${...}"`` text we would have
@@ -7,169 +7,23 @@ attributes, expressions, and the comments (for inline suppressions). Constructs 
 evaluate (``for`` expressions, splats, template directives) become ``Opaque`` and
 evaluate to unknown.
 
-The parser is built once per process, and this module is imported only when a run has
-Terraform.
+The parser is built once per process, and this module is imported only when a Terraform
+file must be parsed (not when every file of a run is in the parse cache).
 """
 
 from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass, field
 
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from fanout_lint.loaders.hcl_parser import parser
-
-MAX_DEPTH = 200  # deeper expressions are hostile input, not Terraform
-
-
-class HclError(Exception):
-    def __init__(self, message: str, line: int | None = None, column: int | None = None):
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-
-# -- expressions ---------------------------------------------------------------
-
-@dataclass(unsafe_hash=True)
-class Literal:
-    value: object  # str, int, float, bool or None
-
-
-@dataclass(unsafe_hash=True)
-class Template:
-    """A quoted string or heredoc: text and interpolated expressions."""
-
-    parts: tuple  # of str | Expr
-
-
-@dataclass(unsafe_hash=True)
-class Name:
-    """A bare identifier: ``var``, ``local``, ``aws_sqs_queue``, ``count``, ..."""
-
-    name: str
-
-
-@dataclass(unsafe_hash=True)
-class GetAttr:
-    obj: "Expr"
-    name: str
-
-
-@dataclass(unsafe_hash=True)
-class Index:
-    obj: "Expr"
-    key: "Expr"
-
-
-@dataclass(unsafe_hash=True)
-class Call:
-    name: str
-    args: tuple
-    expand: bool = False  # f(list...)
-
-
-@dataclass(unsafe_hash=True)
-class Binary:
-    op: str
-    left: "Expr"
-    right: "Expr"
-
-
-@dataclass(unsafe_hash=True)
-class Unary:
-    op: str
-    operand: "Expr"
-
-
-@dataclass(unsafe_hash=True)
-class Conditional:
-    condition: "Expr"
-    then: "Expr"
-    otherwise: "Expr"
-
-
-@dataclass(unsafe_hash=True)
-class TupleExpr:
-    items: tuple
-
-
-@dataclass(unsafe_hash=True)
-class ObjectExpr:
-    items: tuple  # of (key Expr, value Expr)
-    # where it is written, for findings and fixes inside documents (``jsonencode({...})``):
-    # its own span and each item's (key span, value span); see ``Pos``
-    pos: "Pos | None" = field(default=None, compare=False)
-    item_pos: tuple = field(default=(), compare=False)
-
-
-@dataclass(unsafe_hash=True)
-class Opaque:
-    """Syntax we do not evaluate; always unknown."""
-
-    reason: str
-
-
-Expr = Literal | Template | Name | GetAttr | Index | Call | Binary | Unary | Conditional | TupleExpr | ObjectExpr | Opaque
-
-
-# -- structure -------------------------------------------------------------------
-
-# (line, column, end line, end column): 1-based, end column exclusive, as Lark's tokens
-Pos = tuple
-
-
-@dataclass(unsafe_hash=True)
-class Attribute:
-    name: str
-    expr: Expr
-    line: int
-    column: int = 1
-    value_pos: Pos | None = field(default=None, compare=False)  # the expression after `=`
-
-    @property
-    def pos(self) -> Pos:
-        """From the name to the end of the value."""
-        end = self.value_pos or (self.line, self.column, self.line, self.column)
-        return (self.line, self.column, end[2], end[3])
-
-
-@dataclass(unsafe_hash=True)
-class Block:
-    type: str
-    labels: tuple[str, ...]
-    body: "Body"
-    line: int
-    end_line: int
-    column: int = 1
-    end_column: int = 0  # just after the closing brace
-    header_end: tuple = (0, 0)  # (line, column) just after the last label: the resource's own span
-
-
-@dataclass(unsafe_hash=True)
-class Body:
-    attributes: dict = field(default_factory=dict)  # name -> Attribute
-    blocks: tuple[Block, ...] = ()
-
-    def blocks_of(self, kind: str) -> list[Block]:
-        return [b for b in self.blocks if b.type == kind]
-
-
-@dataclass(unsafe_hash=True)
-class Comment:
-    line: int
-    text: str  # without the comment marker
-
-
-@dataclass(unsafe_hash=True)
-class HclFile:
-    path: str
-    body: Body
-    comments: tuple[Comment, ...]
+from fanout_lint.loaders.hcl_tree import (
+    MAX_DEPTH, Attribute, Binary, Block, Body, Call, Comment, Conditional, Expr, GetAttr, HclError,
+    HclFile, Index, Literal, Name, ObjectExpr, Opaque, Pos, Template, TupleExpr, Unary,
+)
 
 
 def parse_hcl(text: str, path: str) -> HclFile:

@@ -26,7 +26,7 @@ from fanout_lint.loaders.hcl_expressions import (
     refs_in,
     render,
 )
-from fanout_lint.loaders.hcl_syntax import Attribute, Block, Call, Literal, ObjectExpr
+from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Literal, ObjectExpr
 from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.loaders.terraform_modules import (

@@ -34,9 +34,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from lark.exceptions import LarkError
-
-from fanout_lint.loaders.hcl_syntax import (
+from fanout_lint.loaders.hcl_tree import (
     MAX_DEPTH,
     Attribute,
     Binary,
@@ -56,8 +54,6 @@ from fanout_lint.loaders.hcl_syntax import (
     Template,
     TupleExpr,
     Unary,
-    parse_expression,
-    parse_template,
 )
 from fanout_lint.loaders.located import Map, Seq
 from fanout_lint.loaders.source import parse_json
@@ -250,10 +246,16 @@ def _expr(value, depth: int) -> Expr:
 def _string(text: str) -> Expr:
     if "${" not in text and "%{" not in text:
         return Literal(text)  # most strings: no template to parse
+    from fanout_lint.loaders.hcl_syntax import parse_template  # Lark: only for a template
+
     return _unplaced(parse_template(text), 0)
 
 
 def _type_expression(text: str) -> Expr:
+    from lark.exceptions import LarkError
+
+    from fanout_lint.loaders.hcl_syntax import parse_expression
+
     try:
         return _unplaced(parse_expression(text), 0)
     except (LarkError, HclError, StopIteration, IndexError, RecursionError):

@@ -28,16 +28,7 @@ from fanout_lint.loaders.hcl_expressions import (
     embed,
     encode_json,
 )
-from fanout_lint.loaders.hcl_syntax import (
-    Attribute,
-    Block,
-    Call,
-    Expr,
-    HclError,
-    HclFile,
-    ObjectExpr,
-    parse_hcl,
-)
+from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.hcl_parser import syntax_fingerprint
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.loaders.terraform_json import parse_tf_json
@@ -159,12 +150,15 @@ def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclF
     (a module loaded again) or in an earlier one. The parsed file is never changed, so
     module instances share it. Files that do not parse are not stored: they are parsed
     again, to say why."""
-    if cache is None:
-        return parse_hcl(text, file)
-    hit = cache.get("hcl", data, syntax_fingerprint)
-    if isinstance(hit, HclFile):
-        return replace(hit, path=file)  # the same bytes may be another file's
+    if cache is not None:
+        hit = cache.get("hcl", data, syntax_fingerprint)
+        if isinstance(hit, HclFile):
+            return replace(hit, path=file)  # the same bytes may be another file's
+    from fanout_lint.loaders.hcl_syntax import parse_hcl  # Lark: only for a file not in the cache
+
     hcl = parse_hcl(text, file)
+    if cache is None:
+        return hcl
     cache.put("hcl", data, syntax_fingerprint, hcl)
     return hcl
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from fanout_lint.loaders.hcl_syntax import Attribute, Block, Body, HclFile
+from fanout_lint.loaders.hcl_tree import Attribute, Block, Body, HclFile
 
 MERGED = ("resource", "data", "variable", "output", "module")
 MAX_DEPTH = 200  # as the parsers: deeper nesting is refused before this
