@@ -92,11 +92,15 @@ def test_tricky_json_matches_the_libyaml_path(text):
         '{"a": ":x", "b": 1, "a": 2}',  # a duplicate key beside a string that begins with a colon
         '{"a,": ":x", "b": 1}',  # a key ending as an opening quote's neighbour would
         '{"a\\\\": 1, "b": 2}',  # a key ending in a backslash
+        '{"a": {"b": {"c": 1}}, "a": [{"b": 2}, {"c": {"d": 3}}]}',  # a duplicate of another kind
+        '{"r": {"x": {"y": 1}, "x": {"y": 2, "z": [1]}}, "x": 0}',  # a duplicate in a mapping
     ],
 )
-def test_unprovable_locations_take_the_exact_path(text):
+def test_keys_a_text_search_would_miss_are_located_exactly(text):
+    # keys are read with json's own string scanner, values stepped over with its scanner:
+    # nothing is searched for, so nothing can be found in the wrong place
     parsed = parse_json(text, "t.json")
-    assert not isinstance(parsed, JsonMap)
+    assert isinstance(parsed, JsonMap)  # the fast path, not the libyaml one
     assert_same(parsed, parse_yaml(text, "t.json"))
 
 
@@ -146,6 +150,56 @@ def test_generated_json_matches_the_libyaml_path(value, indent, separators, asci
     except ParseError:
         return  # libyaml rejects a few escapes json writes; nothing to compare with
     assert_same(parse_json(text, "g.json"), exact)
+
+
+def _containers(value, path="$"):
+    if isinstance(value, dict):
+        yield path, value
+        for key, item in value.items():
+            yield from _containers(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        yield path, value
+        for index, item in enumerate(value):
+            yield from _containers(item, f"{path}[{index}]")
+
+
+def _at_path(root, wanted):
+    return next(container for path, container in _containers(root) if path == wanted)
+
+
+@pytest.mark.parametrize("limit", [0, 2, 10_000])  # walk every container / most / none
+def test_locations_read_in_any_order_and_any_walk_are_the_libyaml_paths(monkeypatch, limit):
+    """A container learns where it starts from the one holding it, whichever is read
+    first; a large value is walked, a small one stepped over by the scanner."""
+    from fanout_lint.loaders import json_source
+
+    monkeypatch.setattr(json_source, "SCAN_LIMIT", limit)
+    resources = json.dumps({
+        f"R{i}": {"Type": "AWS::SQS::Queue", "Properties": {
+            "Tags": [{"Key": "k", "Value": [i, {"deep": {"er": [i]}}]}], "Name": f"q{i}"}}
+        for i in range(5)
+    }, indent=1)
+    text = (  # "O" written twice, first as a mapping of mappings: json keeps the second
+        '{\n "Resources": ' + resources + ',\n'
+        ' "Outputs": {"O": {"Value": {"x": {"y": 1}}},\n   "O": {"Value": [1, [2, [3]]]}},\n'
+        ' "List": [[], {}, [{}], {"a": []}]\n}'
+    )
+    exact = parse_yaml(text, "t.json")
+    assert exact["Outputs"]["O"] == {"Value": [1, [2, [3]]]}
+    for order in (list, lambda items: list(reversed(items))):  # from the root / from the leaves
+        fast = parse_json(text, "t.json")
+        assert isinstance(fast, JsonMap)
+        for path, exact_container in order(list(_containers(exact))):
+            container = _at_path(fast, path)
+            assert container.loc == exact_container.loc, path
+            if isinstance(exact_container, Map):
+                assert container.key_locs == exact_container.key_locs, path
+                for key in exact_container:
+                    assert container.value_span(key) == exact_container.value_span(key), f"{path}.{key}"
+                    assert container.span_of(key) == exact_container.span_of(key), f"{path}.{key}"
+                assert container.body() == exact_container.body(), path
+            else:
+                assert container.item_locs == exact_container.item_locs, path
 
 
 def test_cdk_shaped_json_takes_the_fast_path(tmp_path):
