@@ -212,6 +212,24 @@ def test_invalid_utf8(capsys, tmp_path, good):
     assert_good_linted(report, good)
 
 
+def test_invalid_utf8_after_a_byte_order_mark_names_the_bad_byte(capsys, tmp_path, good):
+    path = tmp_path / "bom.yaml"
+    data = b"\xef\xbb\xbf" + GOOD.encode() + b"  Other:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: caf\xe9}\n"
+    path.write_bytes(data)
+    code, report, _ = check(capsys, path, good)
+    assert code == 2
+    error = assert_one_error(report, path, "UTF-8")
+    assert f"byte 0xe9 at offset {data.index(bytes([0xe9]))}" in error["message"]  # counted from the file's start
+    assert error["line"] == GOOD.count("\n") + 3
+
+
+def test_a_byte_order_mark_is_not_part_of_the_template(capsys, tmp_path):
+    path = tmp_path / "bom.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    code, report, _ = check(capsys, path)
+    assert report["errors"] == [] and report["summary"]["units"] == 1
+
+
 def test_empty_file_is_not_a_template_and_not_an_error(capsys, tmp_path, good):
     # pre-commit passes every YAML file; an empty one is no template, like a CI workflow.
     for name in ("empty.yaml", "empty.json"):

@@ -1,6 +1,6 @@
 """The files fixes edit: read as the loaders read them, and proved unchanged before a write.
 
-A loader decodes a file with ``utf-8-sig`` (a byte order mark is dropped) and locates
+A loader decodes a file as UTF-8 without its byte order mark (``source.decode``) and locates
 everything in that text. The engine records a digest of the text each fix was planned
 on; ``--fix`` reads the file again, refuses it when the digest differs (the file changed
 since it was linted: the edits would land in the wrong place), and writes the edited

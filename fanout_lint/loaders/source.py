@@ -33,13 +33,15 @@ def decode(data: bytes) -> str:
         offset = data.index(b"\x00")
         raise ParseError("binary content (NUL byte), not a text template", _line_at(data, offset))
     try:
-        text = data.decode("utf-8-sig")
+        # utf-8, then the byte order mark dropped: what utf-8-sig does, without its codec
+        # module, and with the offset of a bad byte counted from the file's start
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             _line_at(data, exc.start),
         ) from None
-    return text
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _line_at(data: bytes, offset: int) -> int:
