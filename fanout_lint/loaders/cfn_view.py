@@ -110,7 +110,8 @@ class CfnView:
         container, raw = self._find(path)
         if raw is _ABSENT or raw is None:
             return None
-        return self._target(raw, kind, lambda: loc_of(container, path[-1], self.loc))
+        # _target's two questions, without its deferred location: a reference is read per resource
+        return self.x.internal_target(raw, kind) or self.x.target(raw, kind, loc_of(container, path[-1], self.loc))
 
     def _target(self, raw: Any, kind: str | None, where) -> str | None:
         # The location is looked up only for a target outside the unit.

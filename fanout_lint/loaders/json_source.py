@@ -134,6 +134,16 @@ class JsonSeq(Seq):
             return self._item_at
         raise AttributeError(name)
 
+    def loc_of(self, index: int) -> Loc:
+        # One item's location, without making those of all the others (a policy's first
+        # statement); the first item starts after the bracket, found without stepping over any.
+        if not 0 <= index < len(self):
+            return self.loc
+        src = self._src
+        if index == 0:
+            return src.loc(src.start(src.start(self._at) + 1))
+        return src.loc(self._item_at[index])
+
 
 UNLOCATABLE = object()  # what ``locate`` returns when the exact path must run
 
