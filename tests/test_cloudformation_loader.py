@@ -349,3 +349,40 @@ def test_sam_delivery_events_expand_as_the_translator_does():
     assert graph.get("Fn").reserved_concurrency.value == 5
     assert graph.get("FnV2").scheduler and graph.get("FnV2").dead_letter.value == "FnV2Queue"
     assert graph.get("FnClick").source == "Clicks"
+
+
+def test_settings_a_resource_leaves_out_read_as_their_readers_read_them():
+    # The builder reads a setting missing from a plain Properties mapping as unset without
+    # asking the view (build.View.plain_keys): the nodes must be the ones asking makes.
+    import dataclasses
+
+    from fanout_lint.budget import Budget
+    from fanout_lint.loaders.build import build
+    from fanout_lint.loaders.cloudformation import open_stack
+    from fanout_lint.model.schema import KINDS
+
+    types = sorted({t for kind in KINDS for t in kind.cfn_types})
+    lines = ["Resources:"]
+    for index, type_ in enumerate(types):
+        lines += [f"  Empty{index}: {{Type: {type_}, Properties: {{}}}}", f"  Bare{index}: {{Type: {type_}}}"]
+    lines += [
+        "  Q: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: 60, RedrivePolicy: {deadLetterTargetArn: !GetAtt D.Arn}}}",
+        "  D: {Type: AWS::SQS::Queue, Properties: {MessageRetentionPeriod: 1209600}}",
+        "  F: {Type: AWS::Lambda::Function, Properties: {Timeout: 30, DeadLetterConfig: {}}}",
+        "  M: {Type: AWS::Lambda::EventSourceMapping, Properties: {EventSourceArn: !GetAtt Q.Arn, FunctionName: !Ref F}}",
+        "  T: {Type: AWS::SNS::Topic, Properties: {Subscription: [{Protocol: sqs, Endpoint: !GetAtt Q.Arn}, {}]}}",
+        "  R: {Type: AWS::Events::Rule, Properties: {Targets: [{Arn: !GetAtt Q.Arn, Id: a}]}}",
+        "  A: {Type: AWS::CloudWatch::Alarm, Properties: {AlarmActions: [!Ref T]}}",
+    ]
+    data = parse_yaml("\n".join(lines) + "\n", "t.yaml")
+
+    def nodes(ask_every_setting: bool):
+        stack = open_stack(data, "t.yaml", "yaml", None, Budget(file="t.yaml"))
+        views = stack.views()
+        if ask_every_setting:
+            for view in views:
+                view.plain_keys = None
+        built, uses, mentions = build(views, stack.linker)
+        return [(type(n).__name__, [(f.name, repr(getattr(n, f.name))) for f in dataclasses.fields(n)]) for n in built], uses, mentions
+
+    assert nodes(False) == nodes(True)

@@ -295,3 +295,18 @@ def test_diff_shows_the_first_round_and_counts_what_overlaps_it(tmp_path, capsys
     added = [line for line in out.splitlines() if line.startswith("+") and not line.startswith("+++")]
     assert code == 1 and added == ["+    Properties:", "+      MessageRetentionPeriod: 1209600"]
     assert err == "fanout-lint: would fix 1 finding in 1 file; 1 more overlap them and take a second round of --fix\n"
+
+
+def test_words_and_digits_are_literals_without_a_yaml_parse():
+    # what render._yaml_literal takes as literal without PyYAML: YAML reads each as a scalar
+    import yaml
+
+    from fanout_lint.fixes.render import _PLAIN_WORD_OR_DIGITS, _scalars
+
+    for text in ("30", "0", "0123", "08", "1209600", "true", "False", "no", "Off", "null", "NULL", "y",
+                 "sqs", "ReportBatchItemFailures", "a-b_c", "x1"):
+        assert _PLAIN_WORD_OR_DIGITS.match(text)
+        for column in (1, 7):
+            assert _scalars(yaml.safe_load(" " * (column - 1) + text))
+    for text in ("1.5", "-1", "2024-01-01", "=", "<<", "a b", "a:b", "30 ", "a\n", ".inf", "~"):
+        assert not _PLAIN_WORD_OR_DIGITS.match(text)

@@ -16,6 +16,7 @@ from itertools import accumulate
 _YAML_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
 _HCL_BREAK = re.compile("\r?\n")
 _OTHER_YAML_BREAKS = ("\x85", "\u2028", "\u2029")  # libyaml's, besides CR and LF
+_ONE_MORE = (1).__add__  # a line's length and its break, added in C (a generator costs a call a line)
 
 
 def is_hcl(file: str) -> bool:
@@ -33,7 +34,7 @@ class Lines:
         if "\r" not in text and (hcl or not any(other in text for other in _OTHER_YAML_BREAKS)):
             # Every break is LF (the common case): the line starts from the lengths of the
             # lines, in C, not from one regular-expression match a line.
-            starts = [0, *accumulate(len(line) + 1 for line in text.split("\n"))]
+            starts = [0, *accumulate(map(_ONE_MORE, map(len, text.split("\n"))))]
             starts.pop()  # the offset after the last line, which has no break
             breaks = ["\n"] * (len(starts) - 1)
         else:

@@ -65,6 +65,10 @@ class View(Protocol):
     multi_instance: bool
     exported: bool  # other stacks or configurations may use it
     shows_properties: bool  # False: the template hides them (every value unknown)
+    # The top-level settings (only their keys are read) when a setting whose first step is
+    # not among them is provably unset: the view would answer every question about it as
+    # ``UNWRITTEN`` does. None when each setting must be asked about.
+    plain_keys: Any
 
     def value(self, path: Path, default: Value | None = None) -> Value:
         """The plain value at ``path``; ``default`` (or Known(None)) when absent or null.
@@ -157,10 +161,13 @@ def build_indexed(views: list[View], linker: Linker) -> tuple[list[Node], list[D
 def _index_names(views: list[View], linker: Linker) -> None:
     for view in views:
         kind = BY_TYPE.get(view.type)
-        name_field = kind.field("name") if kind is not None else None
-        if name_field is None or not view.shows_properties:
+        path = _name_path(kind, view.written.format) if kind is not None else None
+        if path is None or not view.shows_properties:
             continue
-        name = view.name(_path(name_field, view))
+        plain = view.plain_keys
+        if plain is not None and path[0] not in plain:
+            continue  # no name written (most queues, topics and functions): nothing to index
+        name = view.name(path)
         if name:
             linker.name(kind.key, name, view.id)
 
@@ -175,19 +182,80 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
             linker.aliases[view.id] = target
 
 
-def _path(f: Field, view: View) -> Path:
-    return f.steps(view.written.format)
+def _name_path(kind: Kind, fmt: str) -> Path | None:
+    """The steps of the kind's physical name in ``fmt``, or None when it has none."""
+    key = (id(kind), fmt)
+    if key not in _NAME_PATHS:
+        name_field = kind.field("name")
+        _NAME_PATHS[key] = name_field.steps(fmt) if name_field is not None else None
+    return _NAME_PATHS[key]
+
+
+# Like _PLANS: worked out once per kind and format from the constant schema.
+_NAME_PATHS: dict = {}
 
 
 def _plan(kind: Kind, fmt: str) -> tuple:
-    """(field, steps, reader) for each field a view of ``fmt`` reads, in schema order."""
+    """(field, steps, reader, unset) for each field a view of ``fmt`` reads, in schema
+    order; ``unset`` is what the field reads as when the template does not write it."""
     found = _PLANS.get((id(kind), fmt))
     if found is None:
         found = _PLANS[(id(kind), fmt)] = tuple(
-            (f, f.steps(fmt), _READERS.get(f.read)) for f in kind.fields
+            (f, f.steps(fmt), _READERS.get(f.read), _unset(kind, f, f.steps(fmt))) for f in kind.fields
             if f.read not in ("part", "named") and f.path(fmt)
         )
     return found
+
+
+def _unset(kind: Kind, f: Field, steps: Path) -> Any:
+    """The field's value for a resource that does not write it, as its own reader reads it
+    from a view where nothing is written; _NO_VALUE for a reference that only records
+    uses or mentions."""
+    if f.read == "dead_letter":
+        return _destination_of(UNWRITTEN, steps, ()) if kind.node is not None else _NO_VALUE
+    if f.read.startswith("mention:"):
+        return _NO_VALUE
+    return _READERS[f.read](UNWRITTEN, steps, f, {})
+
+
+class _Unwritten:
+    """A resource that writes nothing: how every reader sees a setting a view's
+    ``plain_keys`` proves unset, so what an unset setting reads as is still decided by its
+    reader alone."""
+
+    loc = None
+    plain_keys = ()
+
+    def value(self, path: Path, default: Value | None = None) -> Value:
+        return default if default is not None else NONE
+
+    def is_written(self, path: Path) -> bool:
+        return False
+
+    def site(self, path: Path) -> None:
+        return None
+
+    def proves_absent(self, path: Path) -> bool:
+        return True
+
+    def target(self, path: Path, kind: str | None) -> None:
+        return None
+
+    def targets(self, path: Path, kind: str | None) -> tuple[str, ...]:
+        return ()
+
+    def document(self, path: Path) -> Value:
+        return NONE
+
+    def doc_target(self, path: Path, raw: Any, kind: str) -> None:
+        return None
+
+    def doc_body(self, path: Path) -> None:
+        return None
+
+
+UNWRITTEN = _Unwritten()
+_NO_VALUE = object()  # _unset's: the field sets no value of the node
 
 
 # The schema is constant: each kind's plan is worked out once per format, not per resource.
@@ -197,8 +265,14 @@ _PLANS: dict = {}
 def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
     fmt = view.written.format
     shown = view.shows_properties
+    # Most settings of most resources are not written: read as unset without asking the view.
+    plain = view.plain_keys if shown else None
     values: dict[str, Any] = {}
-    for f, steps, reader in _plan(kind, fmt):
+    for f, steps, reader, unset in _plan(kind, fmt):
+        if plain is not None and steps[0] not in plain:
+            if unset is not _NO_VALUE:
+                values[f.name] = unset
+            continue
         if reader is None:  # a use or mention of the graph, read as a field too where the node has one
             if f.read == "dead_letter":
                 found = view.targets(steps, "queue") if shown else ()
@@ -438,6 +512,8 @@ def _separate_redrive(out: Built, view: View) -> None:
 
 
 def _apply_separate_redrives(out: Built) -> list[Node]:
+    if not out.redrives and not out.unresolved_redrive:
+        return out.nodes  # no aws_sqs_queue_redrive_policy (no CloudFormation unit has one): as built
     queues = {node.id for node in out.nodes if isinstance(node, Queue)}
     unresolved = out.unresolved_redrive or any(queue not in queues for queue in out.redrives)
     nodes = []

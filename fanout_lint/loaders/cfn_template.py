@@ -94,19 +94,26 @@ def raw_resources(data: dict, file: str, syntax: str = "yaml") -> list[RawResour
         if not isinstance(type_, str):
             continue
         props = body.get("Properties")
-        metadata = body.get("Metadata")
-        connectors = body.get("Connectors")
-        condition = body.get("Condition")
+        if len(body) == 2 and props is not None:
+            # Type and Properties alone (most resources): no attribute to read
+            metadata, connectors, condition = {}, {}, None
+        else:
+            metadata = body.get("Metadata")
+            metadata = metadata if isinstance(metadata, dict) else {}
+            connectors = body.get("Connectors")
+            connectors = connectors if isinstance(connectors, dict) else {}
+            condition = body.get("Condition")
+            condition = condition if isinstance(condition, str) else None
         out.append(
             RawResource(
-                id=str(logical_id),
+                id=logical_id if type(logical_id) is str else str(logical_id),
                 type=type_,
                 props=props if isinstance(props, dict) else {},
                 loc=loc_of(resources, logical_id, fallback),
-                metadata=metadata if isinstance(metadata, dict) else {},
-                connectors=connectors if isinstance(connectors, dict) else {},
+                metadata=metadata,
+                connectors=connectors,
                 props_known=_shows_properties(props),
-                condition=condition if isinstance(condition, str) else None,
+                condition=condition,
                 node=body,
                 syntax=syntax,
             )

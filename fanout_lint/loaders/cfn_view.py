@@ -45,7 +45,9 @@ class CfnView:
         self.condition = intrinsics.condition_of(raw.condition)
         self.exported = exported
         self.shows_properties = raw.props_known
-        self.props = raw.props
+        self.props = props = raw.props
+        # a setting missing from a plain mapping is unset (see build.View.plain_keys)
+        self.plain_keys = props if self.shows_properties and isinstance(props, dict) and not _intrinsic(props) else None
         self.body = raw.body or _body(raw, syntax)
 
     # -- values ----------------------------------------------------------------
@@ -63,7 +65,11 @@ class CfnView:
         return container, container[path[-1]]
 
     def value(self, path, default: Value | None = None) -> Value:
-        container, raw = self._find(path)
+        if len(path) == 1:  # _find's common case, without the call: a value is read per setting
+            container = self.props
+            raw = container.get(path[0], _ABSENT)
+        else:
+            container, raw = self._find(path)
         if raw is _ABSENT:
             return default if default is not None else Known(None)
         site = MapSite(container, path[-1]) if isinstance(container, Map) else None
@@ -104,13 +110,21 @@ class CfnView:
         container, raw = self._find(path)
         if raw is _ABSENT or raw is None:
             return None
-        return self._target(raw, kind, lambda: loc_of(container, path[-1], self.loc))
+        # _target's two questions, without its deferred location: a reference is read per resource
+        return self.x.internal_target(raw, kind) or self.x.target(raw, kind, loc_of(container, path[-1], self.loc))
 
     def _target(self, raw: Any, kind: str | None, where) -> str | None:
         # The location is looked up only for a target outside the unit.
         return self.x.internal_target(raw, kind) or self.x.target(raw, kind, where())
 
     def targets(self, path, kind: str | None) -> tuple[str, ...]:
+        if len(path) == 1 and self.plain_keys is not None:  # most: _find_all's walk is not needed
+            raw = self.props.get(path[0])
+            if raw is None:
+                return ()
+            if not isinstance(raw, list):
+                one = self._target(raw, kind, lambda: loc_of(self.props, path[0], self.loc))
+                return (one,) if one else ()
         found = []
         for container, raw in self._find_all(path):
             if isinstance(raw, list):
@@ -193,7 +207,7 @@ class CfnItemView(CfnView):
         self.condition = parent.condition
         self.exported = False
         self.shows_properties = True
-        self.props = item
+        self.props = self.plain_keys = item  # items() hands over plain mappings only
         self.body = Body(item, parent.syntax) if isinstance(item, Map) else None
 
 

@@ -87,8 +87,8 @@ def _view(resource: RawResource, intrinsics: Intrinsics, exported: set[str], syn
     written = CDK if cdk_path else resource.written or CLOUDFORMATION
     intrinsics.budget.at(intrinsics.file, resource.loc.line, resource.id)
     node_id = intrinsics.namespace + resource.id if intrinsics.namespace else resource.id
-    return CfnView(resource, intrinsics, written, syntax, metadata_suppressions(metadata, resource.loc),
-                   node_id in exported, cdk_path)
+    suppressions = metadata_suppressions(metadata, resource.loc) if metadata else ()  # most have no Metadata
+    return CfnView(resource, intrinsics, written, syntax, suppressions, node_id in exported, cdk_path)
 
 
 def exported_ids(data: dict, intrinsics: Intrinsics, every_output: bool = False) -> set[str]:

@@ -139,6 +139,16 @@ class JsonSeq(Seq):
     def place(self) -> None:
         self._item_at  # noqa: B018 (read for its effect)
 
+    def loc_of(self, index: int) -> Loc:
+        # One item's location, without making those of all the others (a policy's first
+        # statement): the first item starts after the bracket, found without stepping over any.
+        if not 0 <= index < len(self):
+            return self.loc
+        if index == 0:
+            return self._src.loc(self._src.start(self._at + 1))
+        return self._src.loc(self._item_at[index])
+
+
 
 def _is_set(container, name: str) -> bool:
     """Whether a slot holds a value (without falling back to ``__getattr__``)."""

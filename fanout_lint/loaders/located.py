@@ -55,8 +55,13 @@ class Text:
 
     def line_span(self, start: int, end: int) -> Loc:
         """The span of text that cannot hold a line break (a key): one lookup, not two."""
-        first = self.loc(start)
-        return Loc(self.file, first.line, first.column, first.line, first.column + end - start)
+        starts = self._line_starts
+        if starts is None:
+            self.loc(start)  # builds the line table
+            starts = self._line_starts
+        line = bisect.bisect_right(starts, start) - 1
+        column = start - starts[line] + 1  # as loc(start) counts, without making that Loc too
+        return Loc(self.file, line + 1, column, line + 1, column + end - start)
 
 
 class ParseError(Exception):

@@ -143,6 +143,7 @@ class FrameworkView(CfnView):
     def __init__(self, *args, defaults: dict | None = None):
         super().__init__(*args)
         self.defaults = defaults or {}
+        self.plain_keys = None  # an unwritten setting may take a Framework default: ask
 
     def value(self, path, default=None):
         if path in self.defaults and not self.is_written(path):

@@ -172,6 +172,10 @@ class YamlSeq(Seq):
             return self.item_locs
         raise AttributeError(name)
 
+    def loc_of(self, index: int) -> Loc:
+        # One item's location, without making those of all the others.
+        return self._src.loc(self._items[index]) if 0 <= index < len(self._items) else self.loc
+
 
 def parse_yaml(text: str, file: str):
     """Parse the first YAML document of ``text`` into Map/Seq/scalars with locations."""

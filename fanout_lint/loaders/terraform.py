@@ -226,6 +226,7 @@ class HclView:
     cdk_path = None
     condition = None
     shows_properties = True
+    plain_keys = None  # every setting is asked about (build.View.plain_keys)
 
     def __init__(self, resolver: _Resolver, resource: Resource):
         self.resolver = resolver

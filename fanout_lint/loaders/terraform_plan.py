@@ -285,6 +285,7 @@ class PlanResource:
     cdk_path = None
     condition = None
     shows_properties = True
+    plain_keys = None  # every setting is asked about (build.View.plain_keys)
 
     def __init__(self, plan: _Plan, address: str, rtype: str, loc: Loc,
                  module_path: tuple[str, ...], config: dict, item: Any, instances: list[_Instance]):

@@ -64,45 +64,45 @@ class Graph:
 
         self._subs_of_topic: dict[str, list[Subscription]] = defaultdict(list)
         self._subs_to: dict[str, list[Subscription]] = defaultdict(list)
-        for sub in self.all(Subscription):
+        for sub in self._of_kind(Subscription):
             if sub.topic:
                 self._subs_of_topic[sub.topic].append(sub)
             if sub.endpoint:
                 self._subs_to[sub.endpoint].append(sub)
         self._subscription_dlqs: dict[str, list[Subscription]] = defaultdict(list)
-        for sub in self.all(Subscription):
+        for sub in self._of_kind(Subscription):
             if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
                 self._subscription_dlqs[sub.redrive_dlq.value].append(sub)
         self._consumers: dict[str, list[EventSourceMapping]] = defaultdict(list)
-        for esm in self.all(EventSourceMapping):
+        for esm in self._of_kind(EventSourceMapping):
             if esm.source:
                 self._consumers[esm.source].append(esm)
         self._sources_of: dict[str, list[Queue]] = defaultdict(list)
-        for queue in self.all(Queue):
+        for queue in self._of_kind(Queue):
             redrive = self.redrive_of(queue)
             if redrive is not None:
                 self._sources_of[redrive.dlq].append(queue)
         self._policies: dict[str, list[QueuePolicy]] = defaultdict(list)
-        for policy in self.all(QueuePolicy):
+        for policy in self._of_kind(QueuePolicy):
             for queue_id in policy.queues:
                 self._policies[queue_id].append(policy)
         self._permissions: dict[str, list[LambdaPermission]] = defaultdict(list)
-        for permission in self.all(LambdaPermission):
+        for permission in self._of_kind(LambdaPermission):
             if permission.function:
                 self._permissions[permission.function].append(permission)
         self._mentions: dict[str, list[Mention]] = defaultdict(list)
         for mention in mentions:
             self._mentions[mention.target].append(mention)
         self._targets_of_rule: dict[str, list[EventTarget]] = defaultdict(list)
-        for target in self.all(EventTarget):
+        for target in self._of_kind(EventTarget):
             if target.rule and not target.scheduler:
                 self._targets_of_rule[target.rule].append(target)
         self._invoke_configs: dict[str, list[InvokeConfig]] = defaultdict(list)
-        for config in self.all(InvokeConfig):
+        for config in self._of_kind(InvokeConfig):
             if config.function:
                 self._invoke_configs[config.function].append(config)
         self._mappings_of: dict[str, list[EventSourceMapping]] = defaultdict(list)
-        for esm in self.all(EventSourceMapping):
+        for esm in self._of_kind(EventSourceMapping):
             if esm.function:
                 self._mappings_of[esm.function].append(esm)
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
@@ -110,20 +110,20 @@ class Graph:
             self._deliveries[delivery.target].append(delivery)
 
     def _all_deliveries(self) -> Iterable[Delivery]:
-        for sub in self.all(Subscription):
+        for sub in self._of_kind(Subscription):
             if sub.endpoint and verdict(lambda p: isinstance(p, str) and p.lower() in ("sqs", "lambda"),
                                         sub.protocol):
                 yield Delivery(sub, sub.endpoint, SNS)
             if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
                 yield Delivery(sub, sub.redrive_dlq.value, SNS, dead_letter=True)
-        for target in self.all(EventTarget):
+        for target in self._of_kind(EventTarget):
             if target.scheduler:
                 continue  # a schedule delivers with its role, never through a resource policy
             if target.target:
                 yield Delivery(target, target.target, EVENTS)
             if isinstance(target.dead_letter, Known) and target.dead_letter.value:
                 yield Delivery(target, target.dead_letter.value, EVENTS, dead_letter=True)
-        for notification in self.all(Notification):
+        for notification in self._of_kind(Notification):
             if notification.destination:
                 yield Delivery(notification, notification.destination, S3)
 
@@ -131,6 +131,10 @@ class Graph:
     def unit_of(self, node: Node) -> str:
         """The path of the unit the node is in: its template file in an application."""
         return self._node_units.get(node.id, self.unit.path) if self._node_units else self.unit.path
+
+    def _of_kind(self, kind: type[N]) -> Iterable[N]:
+        # the index itself, not a copy as ``all`` gives: building the indexes only reads it
+        return self._by_kind.get(kind, ())  # type: ignore[return-value]
 
     def all(self, kind: type[N]) -> list[N]:
         return list(self._by_kind.get(kind, ()))  # type: ignore[arg-type]

@@ -20,11 +20,20 @@ def allows(statement: Statement, principal: str, actions: tuple[str, ...]) -> bo
     """Does the statement allow ``principal`` one of ``actions``? None when not proved."""
     if statement.effect != "Allow":
         return False if statement.effect == "Deny" else None
-    if statement.principals is None or statement.actions is None:
+    principals, written_actions = statement.principals, statement.actions
+    if principals is None or written_actions is None:
         return None
-    principal_ok = any(principal_matches(p, principal) for p in statement.principals)
-    action_ok = any(action_matches(a, actions) for a in statement.actions)
-    return principal_ok and action_ok
+    # Loops, not any() of generators: the permission rules ask this per statement and
+    # service, and both matchers are pure, so stopping at the first miss answers the same.
+    for written in principals:
+        if principal_matches(written, principal):
+            break
+    else:
+        return False
+    for written in written_actions:
+        if action_matches(written, actions):
+            return True
+    return False
 
 
 def principal_matches(written: str, wanted: str) -> bool:

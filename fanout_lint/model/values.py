@@ -241,11 +241,15 @@ def _format(raw: Any) -> str:
 
 def to_int(value: Value) -> Value:
     """Coerce numbers given as strings ("30") to int; anything else is unknown."""
+    if type(value) is Known and type(value.value) is int:  # most: already one (_map would keep it)
+        return value
     return _map(value, _int_or_none, "not a whole number")
 
 
 def to_bool(value: Value) -> Value:
     """Coerce "true"/"false" strings to bool; anything else is unknown."""
+    if type(value) is Known and type(value.value) is bool:  # most: already one (_map would keep it)
+        return value
     return _map(value, _bool_or_none, "not a boolean")
 
 
