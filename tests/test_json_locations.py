@@ -199,6 +199,8 @@ def test_locations_read_in_any_order_and_any_walk_are_the_libyaml_paths(monkeypa
                     assert container.span_of(key) == exact_container.span_of(key), f"{path}.{key}"
                 assert container.body() == exact_container.body(), path
             else:
+                for index in range(len(exact_container)):  # one item alone, before all of them
+                    assert container.loc_of(index) == exact_container.loc_of(index), f"{path}[{index}]"
                 assert container.item_locs == exact_container.item_locs, path
 
 

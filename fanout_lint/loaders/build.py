@@ -19,6 +19,7 @@ there, so a policy that might grant access still silences the permission rules.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 from fanout_lint.loaders.linker import Linker
@@ -182,29 +183,23 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
             linker.aliases[view.id] = target
 
 
+# The schema is constant (kinds compare by identity): what follows from a kind and a
+# format is worked out once, not per resource.
+@functools.lru_cache(maxsize=None)
 def _name_path(kind: Kind, fmt: str) -> Path | None:
     """The steps of the kind's physical name in ``fmt``, or None when it has none."""
-    key = (id(kind), fmt)
-    if key not in _NAME_PATHS:
-        name_field = kind.field("name")
-        _NAME_PATHS[key] = name_field.steps(fmt) if name_field is not None else None
-    return _NAME_PATHS[key]
+    name_field = kind.field("name")
+    return name_field.steps(fmt) if name_field is not None else None
 
 
-# Like _PLANS: worked out once per kind and format from the constant schema.
-_NAME_PATHS: dict = {}
-
-
+@functools.lru_cache(maxsize=None)
 def _plan(kind: Kind, fmt: str) -> tuple:
     """(field, steps, reader, unset) for each field a view of ``fmt`` reads, in schema
     order; ``unset`` is what the field reads as when the template does not write it."""
-    found = _PLANS.get((id(kind), fmt))
-    if found is None:
-        found = _PLANS[(id(kind), fmt)] = tuple(
-            (f, f.steps(fmt), _READERS.get(f.read), _unset(kind, f, f.steps(fmt))) for f in kind.fields
-            if f.read not in ("part", "named") and f.path(fmt)
-        )
-    return found
+    return tuple(
+        (f, f.steps(fmt), _READERS.get(f.read), _unset(kind, f, f.steps(fmt))) for f in kind.fields
+        if f.read not in ("part", "named") and f.path(fmt)
+    )
 
 
 def _unset(kind: Kind, f: Field, steps: Path) -> Any:
@@ -257,9 +252,6 @@ class _Unwritten:
 UNWRITTEN = _Unwritten()
 _NO_VALUE = object()  # _unset's: the field sets no value of the node
 
-
-# The schema is constant: each kind's plan is worked out once per format, not per resource.
-_PLANS: dict = {}
 
 
 def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
