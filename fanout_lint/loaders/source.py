@@ -114,15 +114,33 @@ def _tagged(tag: str, value, src: "Text", start: int, end: int):
     tagged = YamlMap()
     tagged._src, tagged._at, tagged._end = src, start, end
     tagged[key] = value
-    tagged._spans = {key: (start, end, start, end)}  # the tag and its value are one entry
+    tagged._spans = {key: _entry(start, end, start, end)}  # the tag and its value are one entry
     return tagged
+
+
+# An entry's four offsets (key start and end, value start and end) packed in one int: a
+# tuple of four would cost about 100 bytes more per entry, a third of a parsed template.
+_BITS = 32  # offsets fit: a template is at most MAX_BYTES (64 MiB)
+_MASK = (1 << _BITS) - 1
+
+
+def _entry(key_start: int, key_end: int, value_start: int, value_end: int) -> int:
+    return (((key_start << _BITS | key_end) << _BITS | value_start) << _BITS) | value_end
+
+
+def _key_of(entry: int) -> tuple[int, int]:
+    return entry >> 3 * _BITS, entry >> 2 * _BITS & _MASK
+
+
+def _value_of(entry: int) -> tuple[int, int]:
+    return entry >> _BITS & _MASK, entry & _MASK
 
 
 class YamlMap(Map):
     """A ``Map`` that keeps the character offsets libyaml marked, and makes ``loc``,
     ``key_locs`` and spans from them when they are read (most never are)."""
 
-    # _spans: key -> (key start, key end, value start, value end); _end: after the content
+    # _spans: key -> its entry's offsets (_entry); _end: after the content
     __slots__ = ("_src", "_at", "_spans", "_end")
 
     __init__ = dict.__init__
@@ -134,22 +152,22 @@ class YamlMap(Map):
             return self.loc
         if name == "key_locs":
             span = self._src.line_span
-            self.key_locs = {key: span(k, e) for key, (k, e, _, _) in self._spans.items()}
+            self.key_locs = {key: span(*_key_of(entry)) for key, entry in self._spans.items()}
             return self.key_locs
         raise AttributeError(name)
 
     def loc_of(self, key) -> Loc:
         # a key is on one line (YAML's simple keys are; a complex one spans from its start)
         found = self._spans.get(key)
-        return self.loc if found is None else self._src.line_span(found[0], found[1])
+        return self.loc if found is None else self._src.line_span(*_key_of(found))
 
     def span_of(self, key) -> Loc | None:
         found = self._spans.get(key)
-        return None if found is None else self._src.span(found[0], found[3])
+        return None if found is None else self._src.span(_key_of(found)[0], _value_of(found)[1])
 
     def value_span(self, key) -> Loc | None:
         found = self._spans.get(key)
-        return None if found is None else self._src.span(found[2], found[3])
+        return None if found is None else self._src.span(*_value_of(found))
 
     def body(self) -> Loc | None:
         return self._src.span(self._at, self._end)
@@ -260,7 +278,7 @@ def _build(parser, file: str, text: str):
             else:
                 key = frame[1]
                 container[key] = value
-                container._spans[key] = (*frame[2], start, end)
+                container._spans[key] = _entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
@@ -300,7 +318,7 @@ def _build(parser, file: str, text: str):
             else:
                 key = frame[1]
                 parent[key] = value
-                parent._spans[key] = (*frame[2], start, end)
+                parent._spans[key] = _entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is yaml.StreamEndEvent:
             done = True
