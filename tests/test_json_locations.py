@@ -238,3 +238,20 @@ def test_json_that_is_no_template_is_not_located(tmp_path, monkeypatch):
     assert isinstance(parsed.data, JsonMap) and parsed.data.loc_of("Resources").line == 1
     assert located == [str(template)]
     assert parse(model.read_text(), str(model)) is not None  # without a test, everything is located
+
+
+@pytest.mark.parametrize("kind", ["map", "list"])
+def test_the_deepest_location_of_a_document_at_the_nesting_limit(kind):
+    # a container learns its start from the ones holding it, in a loop: reading the
+    # innermost first must not recurse once per level (255 levels, with some of the
+    # stack already in use as a loader's would be)
+    depth = 255
+    text = ('{"a": ' * depth + "1" + "}" * depth) if kind == "map" else ("[0, " * depth + "1" + "]" * depth)
+    fast, exact = parse_json(text, "deep.json"), parse_yaml(text, "deep.json")
+    for _ in range(depth - 1):
+        fast, exact = (fast["a"], exact["a"]) if kind == "map" else (fast[1], exact[1])
+
+    def read(levels):
+        return fast.loc if levels == 0 else read(levels - 1)
+
+    assert read(200) == exact.loc

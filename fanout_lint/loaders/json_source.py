@@ -68,7 +68,7 @@ class JsonMap(Map):
                 self._key_at, self._stop = _map_entries(self, at)
             return getattr(self, name)
         if name == "_at":
-            self._up.place()
+            _place(self)
             return self._at
         if name == "loc":
             self.loc = self._src.loc(self._at)
@@ -126,7 +126,7 @@ class JsonSeq(Seq):
                 self._item_at, self._stop = _seq_items(self, at)
             return getattr(self, name)
         if name == "_at":
-            self._up.place()
+            _place(self)
             return self._at
         if name == "loc":
             self.loc = self._src.loc(self._at)
@@ -148,6 +148,21 @@ class JsonSeq(Seq):
             return self._src.loc(self._src.start(self._at + 1))
         return self._src.loc(self._item_at[index])
 
+
+
+def _place(container) -> None:
+    """Learn where ``container`` starts: read the entries of the containers holding it, from
+    the outermost one whose start is known down (a loop, not a recursion: a chain may be as
+    deep as the nesting limit)."""
+    unplaced = []
+    holder = container._up
+    while True:
+        unplaced.append(holder)
+        if _is_set(holder, "_at"):
+            break
+        holder = holder._up
+    for holder in reversed(unplaced):
+        holder.place()
 
 
 def _is_set(container, name: str) -> bool:
