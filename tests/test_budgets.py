@@ -21,7 +21,7 @@ import pytest
 
 from fanout_lint.budget import Budget, BudgetExceeded, TooLarge
 from fanout_lint.cli import main
-from fanout_lint.loaders import cfn_documents, cfn_intrinsics, hcl_expressions, names
+from fanout_lint.loaders import cfn_documents, cfn_intrinsics, hcl_expressions, json_source, names
 from fanout_lint.loaders.hcl_expressions import Hole, Interpolated, Ref
 from fanout_lint.loaders.terraform import parse_suppression
 from fanout_lint.model.nodes import Loc
@@ -400,6 +400,7 @@ OLD_SUB_VAR = re.compile(r"\$\{([^}!][^}]*)\}")
 OLD_SUB_MARK = re.compile(r"\$\{([^}]+)\}")
 OLD_SUB_ATTRIBUTE = re.compile(r"\$\{([^}!.][^}.]*)\.(Arn|QueueName|TopicName|QueueUrl|TopicArn)\}")
 OLD_QUEUE_URL = re.compile(r"^https://(?:sqs\.)?[^/]*amazonaws\.com[^/]*/[^/]+/([^/]+)$")
+OLD_BETWEEN_STRINGS = re.compile(r"[\s,:\[\]{}0-9+\-.eEtrufalsn]*[,:][\s,:\[\]{}0-9+\-.eEtrufalsn]*\Z")
 
 
 def test_sub_references_match_the_old_patterns():
@@ -441,6 +442,11 @@ def test_queue_url_name_as_the_old_pattern():
     for text in texts:
         match = OLD_QUEUE_URL.match(text)
         assert names.queue_url_name(text) == (match.group(1) if match else None), repr(text)
+
+
+def test_between_strings_as_the_old_pattern():
+    for key in _texts(",:[]{} 0-9+.eEtrufalsnx\u00a0\t\n", longest=12) + ["", ",", "a", "1,2", "true:false"]:
+        assert json_source.between_strings(key) == bool(OLD_BETWEEN_STRINGS.match(key)), repr(key)
 
 
 def _old_inside_json_string(text: str) -> bool:

@@ -1,36 +1,54 @@
-"""JSON parsed by ``json`` (C), with key and item locations read from the text when asked.
+"""JSON parsed by ``json`` (C) with key and item locations found at C speed, made lazily.
 
-The values come from ``json.loads``; each mapping and list is wrapped as a ``JsonMap`` or
-``JsonSeq`` that knows the container holding it. Nothing is located at parse time: most
-locations are never read (a template's logical IDs are, and the few settings a finding or
-fix points at). When a container's locations are first read, its entries are read from
-the text from where it starts: each key with ``json``'s string scanner (C), each value
-stepped over with ``json``'s scanner (C), so the offsets are exact for any JSON ``json``
-accepts (keys written with escapes, duplicate keys: the last one, which ``json`` keeps,
-as libyaml reads them). Where a container starts is learnt from the one that holds it
-(the root starts at the first character that is not blank). A value of more than
-``SCAN_LIMIT`` values is walked the same way instead of stepped over: the scanner makes a
-copy of what it steps over, and a template's ``Resources`` is most of the file. Line and
-column are computed only for the locations read, from a line table built once.
+The values come from ``json.loads``. Locations come from the text: the keys of the parsed
+tree, in document order, are found one after another with ``str.find`` from a moving
+cursor (one C call per key); list items are stepped over with the C scanner of ``json``.
+Line and column are computed only when a location is read, from a line table built once.
+
+Why a key search from a cursor is exact: in valid JSON a quoted key followed by ``:`` can
+only be a key (a string value cannot contain an unescaped quote, and a string followed by
+a colon is a key), and no key lies between the cursor and the next key of the tree. So the
+n searches match n key occurrences in order, and if the text holds exactly n keys (no
+duplicate that ``json`` merged) each search matched its own key. Whenever that cannot be
+shown cheaply (a key written with unusual escapes, duplicate keys, keys made only of JSON
+punctuation) ``locate`` says so and the caller uses the exact libyaml path.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
 
 from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq, Text
 from fanout_lint.model.nodes import Loc
 
 # NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
 _DECODER = json.JSONDecoder(parse_constant=str)
-_NOT_SPACE = re.compile(r"[^ \t\n\r]")  # one character: linear
-SCAN_LIMIT = 256  # values under a container stepped over by the scanner, not walked
+# Each pattern is one character, or one run of blanks after a quote: a run ends where the
+# next quote could start, so searches over the whole text are linear.
+_NOT_SPACE = re.compile(r"[^ \t\n\r]")
+_SPACE_COLON = re.compile(r'"[ \t\n\r]+:')
+_ESCAPED = re.compile(r'["\\\x00-\x1f]')  # what json.dumps(ensure_ascii=False) escapes
+_KEY_END = re.compile(r'(?<!\\)"[ \t\n\r]*:')
+# The opening quote of a string that begins with a colon (blanks allowed before and after
+# the quote): one structural character, then runs of blanks on either side of one quote;
+# a match cannot start inside another, so the scan is linear.
+_OPENS_WITH_COLON = re.compile(r'[\[{,:][ \t\n\r]*"[ \t\n\r]*:')
+# Keys whose closing quote could look like an opening one to the count above.
+_ENDS_LIKE_OPENING = re.compile(r'[\[{,:\s]\Z')
+# A key made only of characters that may stand between two strings in JSON (punctuation,
+# digits, literals), a comma or colon among them, could match across a string boundary;
+# such keys take the exact path. One class repeated up to the end: linear (a pattern with
+# the comma or colon between two such classes tries every split of a long key).
+_PUNCTUATION_ONLY = re.compile(r"[\s,:\[\]{}0-9+\-.eEtrufalsn]*\Z")
+
+
+def between_strings(key: str) -> bool:
+    return ("," in key or ":" in key) and _PUNCTUATION_ONLY.match(key) is not None
 
 
 class _Unlocatable(Exception):
-    """The fast path cannot locate the text (nesting too deep): use the exact one."""
+    """The fast path cannot prove the locations: use the exact one."""
 
 
 class _Text(Text):
@@ -41,7 +59,7 @@ class _Text(Text):
     def key_loc(self, offset: int) -> Loc:
         """The span of the quoted key that starts at ``offset``, as libyaml marks a key
         (a JSON string holds no line break)."""
-        return self.line_span(offset, scanstring(self.text, offset + 1)[1])
+        return self.line_span(offset, _step_over(self.text, offset))
 
     def start(self, offset: int) -> int:
         """The first non-blank offset at or after ``offset``: where a value begins."""
@@ -50,28 +68,16 @@ class _Text(Text):
 
 
 class JsonMap(Map):
-    """A ``Map`` whose locations are read from the text when first asked (see above).
+    """A ``Map`` whose ``loc`` and ``key_locs`` are computed from offsets when first read."""
 
-    ``_at``: the offset of its ``{``; ``_key_at``: each key's offset; ``_stop``: the offset
-    just after its ``}``; ``_up``: the container holding it; ``_size``: the values under it.
-    """
-
-    __slots__ = ("_src", "_up", "_size", "_at", "_key_at", "_stop")
+    __slots__ = ("_src", "_at", "_key_at")
 
     __init__ = dict.__init__  # a copy of the parsed dict, at C speed (not Map's signature)
 
     def __getattr__(self, name):
         # Only reached while the slot is unset: fill it once, then it is a plain read.
-        if name in ("_key_at", "_stop"):
-            at = self._at
-            if not _is_set(self, name):  # reading _at may have walked this mapping
-                self._key_at, self._stop = _map_entries(self, at)
-            return getattr(self, name)
-        if name == "_at":
-            _place(self)
-            return self._at
         if name == "loc":
-            self.loc = self._src.loc(self._at)
+            self.loc = self._src.loc(self._src.start(self._at))
             return self.loc
         if name == "key_locs":
             key_loc = self._src.key_loc
@@ -79,26 +85,22 @@ class JsonMap(Map):
             return self.key_locs
         raise AttributeError(name)
 
-    def place(self) -> None:
-        """Learn where each value starts (each container value then knows its ``_at``)."""
-        self._key_at  # noqa: B018 (read for its effect)
-
     def loc_of(self, key) -> Loc:
-        # One key's location, without making those of all the others.
+        # One key's location, without making those of all the others (key_locs is made
+        # from the same offsets; nothing writes locations into a parsed mapping).
         offset = self._key_at.get(key)
         return self.loc if offset is None else self._src.key_loc(offset)
 
-    # Spans are rare (a finding's attribute, a fix): never stored.
+    # Spans are rare (a finding's attribute, a fix): found from the key's offset with the
+    # C scanner of ``json``, never stored.
     def _value_offsets(self, key) -> tuple[int, int] | None:
         offset = self._key_at.get(key)
         if offset is None:
             return None
-        src = self._src
-        start = src.start(src.start(scanstring(src.text, offset + 1)[1]) + 1)  # past the colon
-        value = dict.get(self, key)
-        if type(value) is JsonMap or type(value) is JsonSeq:
-            return start, value._stop
-        return start, _step_over(src.text, start)
+        text = self._src.text
+        colon = self._src.start(_step_over(text, offset))
+        start = self._src.start(colon + 1)
+        return start, _step_over(text, start)
 
     def value_span(self, key) -> Loc | None:
         found = self._value_offsets(key)
@@ -109,162 +111,194 @@ class JsonMap(Map):
         return None if found is None else self._src.span(self._key_at[key], found[1])
 
     def body(self) -> Loc | None:
-        return self._src.span(self._at, self._stop)
+        start = self._src.start(self._at)
+        return self._src.span(start, _step_over(self._src.text, start))
 
 
 class JsonSeq(Seq):
-    """A ``Seq`` whose locations are read from the text when first asked (see ``JsonMap``)."""
+    """A ``Seq`` whose ``loc`` and ``item_locs`` are computed from offsets when first read."""
 
-    __slots__ = ("_src", "_up", "_size", "_at", "_item_at", "_stop")
+    __slots__ = ("_src", "_at", "_item_at")
 
     __init__ = list.__init__
 
     def __getattr__(self, name):
-        if name in ("_item_at", "_stop"):
-            at = self._at
-            if not _is_set(self, name):
-                self._item_at, self._stop = _seq_items(self, at)
-            return getattr(self, name)
-        if name == "_at":
-            _place(self)
-            return self._at
         if name == "loc":
-            self.loc = self._src.loc(self._at)
+            self.loc = self._src.loc(self._src.start(self._at))
             return self.loc
         if name == "item_locs":
             self.item_locs = [self._src.loc(offset) for offset in self._item_at]
             return self.item_locs
+        if name == "_item_at":
+            self._item_at = _item_offsets(self._src, self._at, len(self))
+            return self._item_at
         raise AttributeError(name)
-
-    def place(self) -> None:
-        self._item_at  # noqa: B018 (read for its effect)
 
     def loc_of(self, index: int) -> Loc:
         # One item's location, without making those of all the others (a policy's first
-        # statement): the first item starts after the bracket, found without stepping over any.
+        # statement); the first item starts after the bracket, found without stepping over any.
         if not 0 <= index < len(self):
             return self.loc
+        src = self._src
         if index == 0:
-            return self._src.loc(self._src.start(self._at + 1))
-        return self._src.loc(self._item_at[index])
-
-
-
-def _place(container) -> None:
-    """Learn where ``container`` starts: read the entries of the containers holding it, from
-    the outermost one whose start is known down (a loop, not a recursion: a chain may be as
-    deep as the nesting limit)."""
-    unplaced = []
-    holder = container._up
-    while True:
-        unplaced.append(holder)
-        if _is_set(holder, "_at"):
-            break
-        holder = holder._up
-    for holder in reversed(unplaced):
-        holder.place()
-
-
-def _is_set(container, name: str) -> bool:
-    """Whether a slot holds a value (without falling back to ``__getattr__``)."""
-    try:
-        object.__getattribute__(container, name)
-    except AttributeError:
-        return False
-    return True
-
-
-def _map_entries(container: JsonMap, at: int) -> tuple[dict, int]:
-    """Each key's offset, and the offset after the ``}``, for the mapping at ``at``."""
-    src = container._src
-    text, start = src.text, src.start
-    key_at: dict = {}
-    position = start(at + 1)
-    if text[position] == "}":
-        return key_at, position + 1
-    while True:
-        key, end = scanstring(text, position + 1)
-        key_at[key] = position  # a key written twice: the last, whose value json kept
-        position = start(_value_end(dict.get(container, key), text, start(start(end) + 1)))
-        if text[position] != ",":
-            return key_at, position + 1
-        position = start(position + 1)
-
-
-def _seq_items(container: JsonSeq, at: int) -> tuple[list, int]:
-    """Each item's offset, and the offset after the ``]``, for the list at ``at``."""
-    src = container._src
-    text, start = src.text, src.start
-    offsets: list = []
-    position = start(at + 1)
-    for item in container:
-        offsets.append(position)
-        position = start(_value_end(item, text, position))
-        if text[position] == ",":
-            position = start(position + 1)
-    return offsets, position + 1
-
-
-def _value_end(value, text: str, start: int) -> int:
-    """The offset after the value written at ``start``; ``value`` is what json made of it
-    (for a key written twice, of its last writing: then another kind, or the same kind
-    located again at the last writing)."""
-    kind = type(value)
-    if kind is JsonMap and text[start] == "{":
-        value._at = start
-        if value._size > SCAN_LIMIT:
-            value._key_at, value._stop = _map_entries(value, start)
-            return value._stop
-    elif kind is JsonSeq and text[start] == "[":
-        value._at = start
-        if value._size > SCAN_LIMIT:
-            value._item_at, value._stop = _seq_items(value, start)
-            return value._stop
-    return _step_over(text, start)
+            return src.loc(src.start(src.start(self._at) + 1))
+        return src.loc(self._item_at[index])
 
 
 UNLOCATABLE = object()  # what ``locate`` returns when the exact path must run
 
 
 def locate(data, text: str, file: str):
-    """Containers for ``data`` (``loads(text)``) that locate themselves, or UNLOCATABLE."""
-    kind = type(data)
-    if kind is not dict and kind is not list:
-        return data
-    src = _Text(text, file)
+    """Located containers for ``data`` (``loads(text)``), or UNLOCATABLE."""
     try:
-        root = _wrap(data, src, None, 0)
+        located, keys = _Locator(text, file).run(data)
     except _Unlocatable:
         return UNLOCATABLE
-    root._at = src.start(0)
-    return root
+    if keys and not _one_occurrence_per_key(text, keys):
+        return UNLOCATABLE
+    return located
 
 
 def loads(text: str):
     return _DECODER.decode(text)
 
 
-def _wrap(value, src: _Text, up, depth: int):
-    """``value`` (a dict or list) as a JsonMap or JsonSeq, every container under it too."""
-    if depth >= MAX_DEPTH:
-        raise _Unlocatable("nesting")
-    if type(value) is dict:
-        out = JsonMap(value)
-        entries = value.items()
+def _one_occurrence_per_key(text: str, keys: int) -> bool:
+    """Whether the text writes exactly ``keys`` keys, i.e. ``json`` merged no duplicate.
+
+    A key ends with a quote and a colon; so does the *opening* quote of a string that
+    begins with a colon (``":sqs:"`` in a ``Fn::Join``, all over CDK output), which the
+    first count takes for a key too. Those are counted apart, only when the first count
+    is over: an opening quote follows a bracket, brace, comma or colon (blanks between),
+    where a key's closing quote follows the key's last character, and no located key
+    ends with one of those or a blank (``pattern`` refuses them), so no key is taken
+    for an opening quote. Both counts only ever overcount keys, so equality is exact.
+    """
+    # A key ending in a backslash (written ``"a\\":``) defeats the counts below, which
+    # take its last ``\"`` for an escaped quote. A string value ending in one (``"C:\\"``,
+    # common in UserData scripts) is never followed by a colon, so without blanks before
+    # colons only a backslash, quote and colon is refused.
+    if _SPACE_COLON.search(text):
+        if '\\\\"' in text:
+            return False
+        written = sum(1 for _ in _KEY_END.finditer(text))
     else:
-        out = JsonSeq(value)
-        entries = enumerate(value)
-    out._src, out._up = src, up
-    size = len(value)
-    for key, item in entries:
-        kind = type(item)
-        if kind is dict or kind is list:
-            child = out[key] = _wrap(item, src, out, depth + 1)
-            size += child._size
-    out._size = size
-    return out
+        if '\\\\":' in text:
+            return False
+        written = text.count('":') - text.count('\\":')
+    if written > keys:
+        written -= sum(1 for _ in _OPENS_WITH_COLON.finditer(text))
+    return written == keys
+
+
+class _Locator:
+    def __init__(self, text: str, file: str):
+        self.src = _Text(text, file)
+        self.text = text
+        self.cursor = 0
+        self.keys = 0
+        self.patterns: dict[str, str] = {}
+
+    def run(self, data):
+        kind = type(data)
+        if kind is dict:
+            return self.map(data, 0, 0), self.keys
+        if kind is list:
+            return self.seq(data, self.src.start(0), 0), self.keys
+        return data, 0
+
+    def pattern(self, key: str) -> str:
+        quoted = self.patterns.get(key)
+        if quoted is None:
+            if between_strings(key) or _ENDS_LIKE_OPENING.search(key):
+                raise _Unlocatable(key)
+            if _ESCAPED.search(key):
+                quoted = json.dumps(key, ensure_ascii=False)
+            else:  # as json.dumps writes it, without its cost (most keys are new to a file)
+                quoted = f'"{key}"'
+            self.patterns[key] = quoted
+        return quoted
+
+    def map(self, data: dict, at: int | None, depth: int) -> JsonMap:
+        if depth >= MAX_DEPTH:
+            raise _Unlocatable("nesting")
+        out = JsonMap(data)
+        out._src, out._at = self.src, at
+        key_at = out._key_at = {}
+        text, patterns, find, cursor = self.text, self.patterns, self.text.find, self.cursor
+        for key, value in data.items():
+            quoted = patterns.get(key) or self.pattern(key)
+            found = find(quoted, cursor)
+            end = found + len(quoted)
+            if found < 0 or not text.startswith(":", end):  # not found, or written `"key" :`, or not the key
+                found, end = self.find_key(quoted, found)
+            key_at[key] = found
+            if at is None:  # an item of a list: the mapping opens just before its first key
+                at = out._at = text.rfind("{", 0, found)
+            cursor = end + 1
+            kind = type(value)
+            if kind is dict or kind is list:
+                self.cursor = cursor
+                if kind is dict:
+                    out[key] = self.map(value, cursor, depth + 1)
+                else:
+                    out[key] = self.seq(value, cursor, depth + 1)
+                cursor = self.cursor
+        self.cursor = cursor
+        self.keys += len(data)
+        return out
+
+    def find_key(self, quoted: str, found: int) -> tuple[int, int]:
+        """The next ``quoted`` from ``found`` that a colon follows, and the colon's offset."""
+        text = self.text
+        while found >= 0:
+            after = _NOT_SPACE.search(text, found + len(quoted))
+            if after and text[after.start()] == ":":
+                return found, after.start()
+            found = text.find(quoted, found + 1)
+        raise _Unlocatable(quoted)
+
+    def seq(self, data: list, at: int, depth: int) -> JsonSeq:
+        if depth >= MAX_DEPTH:
+            raise _Unlocatable("nesting")
+        out = JsonSeq(data)
+        out._src, out._at = self.src, at
+        if list in map(type, data) or {} in data:
+            self.seq_items(out, depth)
+            return out
+        # Items are located when asked (most never are); a mapping item knows its start
+        # from its first key.
+        for index, value in enumerate(data):
+            if type(value) is dict:
+                out[index] = self.map(value, None, depth + 1)
+        return out
+
+    def seq_items(self, out: JsonSeq, depth: int) -> None:
+        """Locate every item now: a nested list or an empty mapping has no key to go by."""
+        item_at = out._item_at = []
+        src = self.src
+        position = src.start(out._at) + 1  # after "["
+        for index, value in enumerate(out):
+            start = src.start(position)
+            item_at.append(start)
+            kind = type(value)
+            if kind is dict:
+                out[index] = self.map(value, start, depth + 1)
+            elif kind is list:
+                out[index] = self.seq(value, start, depth + 1)
+            position = src.start(_step_over(self.text, start)) + 1  # past the comma
 
 
 def _step_over(text: str, start: int) -> int:
     """The offset just after the JSON value that begins at ``start`` (C speed)."""
     return _DECODER.scan_once(text, start)[1]
+
+
+def _item_offsets(src: _Text, at: int, count: int) -> list[int]:
+    offsets = []
+    position = src.start(at) + 1  # after "["
+    for _ in range(count):
+        start = src.start(position)
+        offsets.append(start)
+        position = src.start(_step_over(src.text, start)) + 1
+    return offsets

@@ -342,11 +342,11 @@ def parse_json(text: str, file: str, wanted=None):
     and None is returned. Locating every key costs several times what ``json`` does, and
     many JSON files that hold a template's words are no template (API models, schemas).
 
-    The fast path (``json_source``) reads locations from the text, with ``json``'s own
-    scanners, when they are asked for. Only JSON nested too deeply for ``json`` goes to
-    libyaml, to say where (libyaml alone would accept YAML-isms such as trailing commas,
-    hence ``json`` first); where libyaml rejects valid JSON (rare escapes), keys are found by
-    search.
+    The fast path (``json_source``) finds locations in the text at C speed and builds them
+    lazily. Where it cannot prove them exact (duplicate keys, unusual escapes) libyaml
+    parses the text again to learn where keys are: libyaml alone would accept YAML-isms
+    such as trailing commas, hence ``json`` first. Where libyaml rejects valid JSON (rare
+    escapes), keys are found by search.
     """
     from fanout_lint.loaders.json_source import UNLOCATABLE, locate, loads
 
