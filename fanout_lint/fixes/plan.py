@@ -14,7 +14,6 @@ A fix is planned only where making it changes that setting and nothing else:
 
 from __future__ import annotations
 
-
 from fanout_lint.findings import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl

@@ -253,7 +253,6 @@ UNWRITTEN = _Unwritten()
 _NO_VALUE = object()  # _unset's: the field sets no value of the node
 
 
-
 def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
     fmt = view.written.format
     shown = view.shows_properties

@@ -9,7 +9,6 @@ locates findings and fixes.
 
 from __future__ import annotations
 
-
 from fanout_lint.loaders.cfn_documents import json_property
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics, pseudo_text
 from fanout_lint.loaders.cfn_template import RawResource

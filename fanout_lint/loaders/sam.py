@@ -42,7 +42,6 @@ can follow in SAM.
 
 from __future__ import annotations
 
-
 from fanout_lint.loaders.cfn_template import RawResource
 from fanout_lint.loaders.located import DerivedMap, Map, loc_of
 from fanout_lint.model.nodes import Body, Written

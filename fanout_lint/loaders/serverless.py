@@ -47,7 +47,6 @@ may have (every topic counts as exported).
 
 from __future__ import annotations
 
-
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders import sam

@@ -11,7 +11,6 @@ queue has no redrive policy), what to do instead, as the loader described it.
 
 from __future__ import annotations
 
-
 from fanout_lint.model.nodes import Node
 from fanout_lint.model.schema import KINDS, field_of
 
