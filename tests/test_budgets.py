@@ -22,7 +22,10 @@ import pytest
 from fanout_lint.budget import Budget, BudgetExceeded, TooLarge
 from fanout_lint.cli import main
 from fanout_lint.loaders import cfn_documents, cfn_intrinsics, hcl_expressions, json_source, names
+from fanout_lint.loaders.build import build
+from fanout_lint.loaders.cloudformation import open_stack
 from fanout_lint.loaders.hcl_expressions import Hole, Interpolated, Ref
+from fanout_lint.loaders.source import parse_json
 from fanout_lint.loaders.terraform import parse_suppression
 from fanout_lint.model.nodes import Loc
 
@@ -319,6 +322,39 @@ def test_a_walk_past_the_step_budget_is_one_line_error(capsys, tmp_path, good):
     unit = write_tf(tmp_path / "walk", {"main.tf": text})
     error = assert_one_line_error(capsys, unit, good, "evaluation budget", "aws_sqs_queue.q")
     assert error["file"].endswith("main.tf") and error["line"] == 64
+
+
+def test_a_budget_error_names_the_resource_being_evaluated(capsys, tmp_path, good):
+    # The walk of the test above on the first of two queues: every view is made before
+    # the first is built, so the error used to name the last one.
+    lists = "".join(f"  l{i} = [local.l{i - 1}, local.l{i - 1}]\n" for i in range(1, 61))
+    text = ('locals {\n  l0 = ["x"]\n' + lists + "}\n"
+            'resource "aws_sqs_queue" "walks" {\n  fifo_queue = local.l60 == local.l60\n}\n'
+            'resource "aws_sqs_queue" "plain" {\n  name = "plain"\n}\n')
+    unit = write_tf(tmp_path / "first", {"main.tf": text})
+    error = assert_one_line_error(capsys, unit, good, "evaluation budget", "aws_sqs_queue.walks")
+    assert "plain" not in error["message"] and error["line"] == 64
+
+
+def test_a_cloudformation_budget_error_names_the_resource_being_evaluated():
+    # 2^12 options of a name on the first queue, with a budget of a thousand steps: the
+    # error is the first queue's, not the last one's.
+    counter = iter(range(1 << 13))
+
+    def tree(depth):
+        return f"q{next(counter)}" if depth == 0 else {"Fn::If": ["C", tree(depth - 1), tree(depth - 1)]}
+
+    data = {"AWSTemplateFormatVersion": "2010-09-09", "Conditions": {"C": {"Fn::Equals": ["a", "b"]}},
+            "Resources": {"First": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": tree(12)}},
+                          "Second": {"Type": "AWS::SQS::Queue"}}}
+    text = json.dumps(data, indent=1)
+    stack = open_stack(parse_json(text, "first.json"), "first.json", "json", text,
+                       Budget(file="first.json", max_steps=1000))
+    with pytest.raises(BudgetExceeded) as raised:
+        build(stack.views(), stack.linker)
+    assert "while evaluating First" in raised.value.message
+    first = next(n for n, line in enumerate(text.splitlines(), 1) if '"First"' in line)
+    assert (raised.value.file, raised.value.line) == ("first.json", first)
 
 
 def test_plan_module_outputs_that_read_several_outputs_below(capsys, tmp_path, good):

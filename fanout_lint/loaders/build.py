@@ -120,6 +120,10 @@ class View(Protocol):
     def name(self, path: Path) -> str | None:
         """A physical name, as far as it identifies the resource inside the unit."""
 
+    def evaluating(self) -> None:
+        """Tell the unit's budget that what is evaluated next is this resource, so that a
+        budget error points at it (the views are all made before the first is built)."""
+
 
 @dataclass(eq=False, repr=False)
 class Built:
@@ -168,6 +172,7 @@ def _index_names(views: list[View], linker: Linker) -> None:
         plain = view.plain_keys
         if plain is not None and path[0] not in plain:
             continue  # no name written (most queues, topics and functions): nothing to index
+        view.evaluating()
         name = view.name(path)
         if name:
             linker.name(kind.key, name, view.id)
@@ -178,6 +183,7 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
         attribute = ALIAS_TYPES.get(view.type)
         if attribute is None or not view.shows_properties:
             continue
+        view.evaluating()
         target = view.target((attribute,), "function")
         if target is not None and linker.is_resource(target) and target not in linker.externals:
             linker.aliases[view.id] = target
@@ -254,6 +260,7 @@ _NO_VALUE = object()  # _unset's: the field sets no value of the node
 
 
 def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None = None) -> None:
+    view.evaluating()
     fmt = view.written.format
     shown = view.shows_properties
     # Most settings of most resources are not written: read as unset without asking the view.
@@ -495,6 +502,7 @@ def _queue_argument_policy(out: Built, view: View) -> None:
 
 
 def _separate_redrive(out: Built, view: View) -> None:
+    view.evaluating()
     queue = view.target(("queue_url",), "queue")
     if queue is None:
         out.unresolved_redrive = True

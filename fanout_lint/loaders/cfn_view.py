@@ -49,6 +49,9 @@ class CfnView:
         self.plain_keys = props if self.shows_properties and isinstance(props, dict) and not _intrinsic(props) else None
         self.body = raw.body or _body(raw, syntax)
 
+    def evaluating(self) -> None:
+        self.x.budget.at(self.x.file, self.loc.line, self.raw.id)
+
     # -- values ----------------------------------------------------------------
     def _find(self, path: tuple[str, ...]) -> tuple[Any, Any]:
         """(container, raw value) at ``path``; the raw value is _ABSENT when unset."""

@@ -244,6 +244,9 @@ class HclView:
         scope = resolver.scope(resource)
         self.multi_instance = resource.module.multi_instance or several(scope.count, scope.for_each)
 
+    def evaluating(self) -> None:
+        self.resolver.unit.budget.at(self.file, self.loc.line, self.block_resource.address)
+
     def _attribute(self, path) -> tuple[Block | None, Attribute | None]:
         """The block holding the last step of ``path``, and the attribute there (the first
         of nested blocks of one name)."""

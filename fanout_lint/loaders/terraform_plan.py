@@ -306,6 +306,9 @@ class PlanResource:
     def multi_instance(self) -> bool:
         return len(self.instances) > 1  # the plan lists every instance, modules' included
 
+    def evaluating(self) -> None:
+        self.plan.budget.at(self.loc.file, self.loc.line, self.address)
+
     # -- values --------------------------------------------------------------
     def _expression(self, path: tuple[str, ...]) -> Any:
         node: Any = self.config.get("expressions")
