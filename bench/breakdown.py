@@ -25,7 +25,7 @@ import tempfile
 import time
 
 if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after an installed fanout-lint
 
 from bench.generate import generate_repo, unit_files  # noqa: E402
 

@@ -27,7 +27,7 @@ import sys
 import tempfile
 
 if __package__ in (None, ""):  # `python bench/linking.py`
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after an installed fanout-lint
 
 from bench.generate import generate_repo  # noqa: E402
 from bench.run import _tool, child_env  # noqa: E402

@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass, field
 
 if __package__ in (None, ""):  # `python bench/run.py`
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # after an installed fanout-lint
 
 from bench.generate import generate_repo, terraform_directory, unit_files  # noqa: E402
 
