@@ -2,6 +2,7 @@
 
     python -m bench.growth                 # YAML, JSON and Terraform, 5 rounds
     python -m bench.growth --runs 9 --markdown growth.md
+    python -m bench.growth --one-process   # also all sizes in one process, alternating
 
 Whole-process times hide this: start-up is most of a 500-resource run, and the noise of a
 shared machine is larger than the difference between two sizes (differences of medians of
@@ -27,6 +28,13 @@ unit's time is the run's divided by the number of units, and the slope at 1,000 
 from differences ten times as large. What a run costs once (discovery, the report's
 header) then counts a twentieth at 500 and a tenth at 1,000 resources, a bias of under
 1 µs a resource.
+
+With ``--one-process`` each round also times every size in one process, the sizes taking
+turns pass by pass. A process that has only ever held units of 1,000 resources has them
+packed in memory that fits the processor's last-level cache; one that has also held a
+unit of 10,000 has not. The second figure is what a unit costs in a run over a repository
+of mixed sizes, and it tells work that grows per resource from memory that outgrows the
+cache.
 """
 
 from __future__ import annotations
@@ -81,6 +89,37 @@ def _count_resources(path: str) -> int:
 
 def child(target: str, listing: str, repeat: int) -> dict:
     """In a fresh interpreter: the fastest of ``repeat`` timed checks and floor parses."""
+    check, parse = _timers(target, listing)
+    result = {}
+    for name, work in (("fanout", check), ("floor", parse)):
+        work()  # untimed: imports, the parser's tables, the first allocations
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            work()
+            best = min(best, time.perf_counter() - start)
+        result[name] = best
+    return result
+
+
+def mixed_child(targets: list[tuple[str, str]], repeat: int) -> list[dict]:
+    """In a fresh interpreter: every size's check and floor parse, the sizes alternating
+    pass by pass, the fastest of ``repeat`` passes for each."""
+    best = [{"fanout": float("inf"), "floor": float("inf")} for _ in targets]
+    timers = [_timers(target, listing) for target, listing in targets]
+    for check, parse in timers:  # untimed: imports, the parser's tables, the first allocations
+        check()
+        parse()
+    for _ in range(repeat):
+        for index, (check, parse) in enumerate(timers):
+            for name, work in (("fanout", check), ("floor", parse)):
+                start = time.perf_counter()
+                work()
+                best[index][name] = min(best[index][name], time.perf_counter() - start)
+    return best
+
+
+def _timers(target: str, listing: str):
     sys.path.insert(0, HERE)
     import floor
 
@@ -103,22 +142,17 @@ def child(target: str, listing: str, repeat: int) -> dict:
         for path in files:
             floor.parse(path)
 
-    result = {}
-    for name, work in (("fanout", check), ("floor", parse)):
-        work()  # untimed: imports, the parser's tables, the first allocations
-        best = float("inf")
-        for _ in range(repeat):
-            start = time.perf_counter()
-            work()
-            best = min(best, time.perf_counter() - start)
-        result[name] = best
-    return result
+    return check, parse
 
 
 def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repeat: int = REPEAT,
-            copies_to: int = COPIES) -> dict:
+            copies_to: int = COPIES, one_process: bool = False) -> dict:
     """{label: {resources a unit: (fanout seconds a unit, floor seconds a unit)}}, medians
-    over ``runs`` rounds; each size as ``copies_to // size`` units (at least one)."""
+    over ``runs`` rounds; each size as ``copies_to // size`` units (at least one).
+
+    ``one_process``: also every size in one process each round, the sizes alternating
+    (label "... in one process"): what a unit costs in a process that has also held the
+    other sizes, whose memory is no longer laid out for one size alone."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("CI", None)
@@ -145,6 +179,19 @@ def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repe
                 times[resources][0].append(measured["fanout"] / copies)
                 times[resources][1].append(measured["floor"] / copies)
         results[label] = {r: (statistics.median(f), statistics.median(p)) for r, (f, p) in times.items()}
+        if one_process:
+            mixed: dict = {resources: ([], []) for resources, _, _, _ in units}
+            for _ in range(runs):
+                done = subprocess.run(
+                    [sys.executable, os.path.join(HERE, "growth.py"), "--mixed", str(repeat)]
+                    + [part for _, _, target, listing in units for part in (target, listing)],
+                    env=env, capture_output=True, text=True, check=True,
+                )
+                for (resources, copies, _, _), measured in zip(units, json.loads(done.stdout)):
+                    mixed[resources][0].append(measured["fanout"] / copies)
+                    mixed[resources][1].append(measured["floor"] / copies)
+            results[f"{label} in one process"] = {
+                r: (statistics.median(f), statistics.median(p)) for r, (f, p) in mixed.items()}
         sys.stderr.write(f"growth: {label} done\n")
     return results
 
@@ -189,16 +236,22 @@ def main(argv: list[str] | None = None) -> int:
         target, listing, repeat = argv[1], argv[2], int(argv[3])
         sys.stdout.write(json.dumps(child(target, listing, repeat)) + "\n")
         return 0
+    if argv[:1] == ["--mixed"]:
+        repeat, rest = int(argv[1]), argv[2:]
+        sys.stdout.write(json.dumps(mixed_child(list(zip(rest[::2], rest[1::2])), repeat)) + "\n")
+        return 0
     parser = argparse.ArgumentParser(prog="python -m bench.growth", description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds (median over them; default 5)")
     parser.add_argument("--repeat", type=int, default=REPEAT, help="timed checks a process (the fastest counts)")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--only", action="append", default=[], metavar="FORMAT", help="yaml, json or tf")
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
+    parser.add_argument("--one-process", action="store_true",
+                        help="also time every size in one process, the sizes alternating")
     args = parser.parse_args(argv)
     series = tuple(s for s in SERIES if not args.only or s[0] in args.only)
     with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
-        results = measure(workdir, args.runs, args.seed, series, repeat=args.repeat)
+        results = measure(workdir, args.runs, args.seed, series, repeat=args.repeat, one_process=args.one_process)
     text = f"Rounds: {args.runs}; fastest of {args.repeat} timed runs a process\n\n" + table(results)
     sys.stdout.write(text)
     if args.markdown:

@@ -45,8 +45,9 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     from bench import growth
 
     results = growth.measure(str(tmp_path), runs=1, seed=1, series=(("yaml", "YAML"), ("tf", "Terraform")),
-                             sizes=(20, 40, 80), repeat=1, copies_to=80)
-    for label in ("YAML", "Terraform"):
+                             sizes=(20, 40, 80), repeat=1, copies_to=80, one_process=True)
+    assert set(results) == {"YAML", "Terraform", "YAML in one process", "Terraform in one process"}
+    for label in results:
         sizes = sorted(results[label])
         assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]  # resources a unit, as generated
         assert sizes[2] < 2 * 80  # four units of 20, two of 40, one of 80: a unit's, not the run's
