@@ -159,3 +159,27 @@ def test_terraform_comment_suppressions_go_through_the_same_policy(tmp_path):
     after = _lint(str(unit), today=datetime.date(2026, 4, 1))
     assert [f.resource for f in after.findings] == ["aws_sqs_queue.orders"]
     assert "expired on 2026-03-31" in after.notices[0].message
+
+
+def test_terraform_comments_are_read_only_from_a_file_that_holds_a_suppression():
+    from fanout_lint.loaders.hcl_syntax import parse_hcl
+
+    plain = '# a queue\nresource "aws_sqs_queue" "q" {\n  name = "q" # its name\n}\n'
+    assert parse_hcl(plain, "main.tf").comments == ()
+    marked = "# fanout-lint: ignore=FL201 -- why\n" + plain
+    assert [(c.line, c.text) for c in parse_hcl(marked, "main.tf").comments] == [
+        (1, "fanout-lint: ignore=FL201 -- why"), (2, "a queue"), (4, "its name")]
+
+
+def test_a_terraform_suppression_above_a_run_of_plain_comments_applies(tmp_path):
+    source = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "tf_fires", "main.tf")
+    with open(source, encoding="utf-8") as handle:
+        text = handle.read()
+    unit = tmp_path / "infra"
+    unit.mkdir()
+    marker = 'resource "aws_sqs_queue" "orders" {\n'
+    (unit / "main.tf").write_text(text.replace(
+        marker, "# fanout-lint: ignore=FL201 -- blue/green pair\n# the orders queue\n// shared on purpose\n" + marker,
+        1), encoding="utf-8")
+    result = _lint(str(unit), today=datetime.date(2026, 3, 1))
+    assert result.findings == [] and [s.suppression.reason for s in result.suppressed] == ["blue/green pair"]

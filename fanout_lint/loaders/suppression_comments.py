@@ -15,7 +15,8 @@ from fanout_lint.model.nodes import Loc, Suppression
 # contain, and the rest (``.*`` up to the end) always matches, so nothing is tried twice.
 # (A newline would let ``$`` fail after ``.*`` and make the list give back characters one
 # by one, each time rescanning the rest; comments have none, and such text is refused.)
-_IGNORE = re.compile(r"^fanout-lint:\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)\Z")
+MARKER = "fanout-lint:"  # how every suppression comment starts: a text without it has none
+_IGNORE = re.compile("^" + re.escape(MARKER) + r"\s*ignore\s*=\s*([\w.-]+(?:\s*,\s*[\w.-]+)*)(.*)\Z")
 _UNTIL = re.compile(r"\buntil\s*=\s*(\d{4}-\d{2}-\d{2})")
 
 
