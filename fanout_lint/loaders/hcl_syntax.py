@@ -149,12 +149,13 @@ def _comments(tree: Tree) -> list[Comment]:
     return found
 
 
-def _is_layout(child) -> bool:
-    return isinstance(child, Tree) and child.data == "new_line_or_comment"
+# Layout: the subtrees of new lines and comments between the parts of a construct. The
+# test is written out where it is made, not called: it runs for every child kept.
+_LAYOUT = "new_line_or_comment"
 
 
 def _parts(tree: Tree) -> list:
-    return [c for c in tree.children if not _is_layout(c)]
+    return [c for c in tree.children if not (isinstance(c, Tree) and c.data == _LAYOUT)]
 
 
 def _first_token(node) -> Token:
@@ -164,13 +165,13 @@ def _first_token(node) -> Token:
     is kept (attributes, blocks, objects): a walk down one edge of the subtree.
     """
     while isinstance(node, Tree):
-        node = next(c for c in node.children if not _is_layout(c))
+        node = next(c for c in node.children if not (isinstance(c, Tree) and c.data == _LAYOUT))
     return node
 
 
 def _last_token(node) -> Token:
     while isinstance(node, Tree):
-        node = next(c for c in reversed(node.children) if not _is_layout(c))
+        node = next(c for c in reversed(node.children) if not (isinstance(c, Tree) and c.data == _LAYOUT))
     return node
 
 
