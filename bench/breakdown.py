@@ -2,6 +2,7 @@
 
     python -m bench.breakdown            # 1,000 templates (YAML, JSON), seed 2024
     python -m bench.breakdown --units 200
+    python -m bench.breakdown --terraform DIR   # the Terraform units under DIR
 
 In one process, after an untimed pass: the fair floor's parse of every file
 (``bench/floor.py``), then fanout-lint's own steps on the same files, each timed per
@@ -98,12 +99,80 @@ def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
     return result
 
 
+def measure_terraform(directory: str, passes: int) -> dict[str, float]:
+    """The Terraform units under ``directory`` (as discovery finds them), step by step: the
+    fair floor's parse of their files, fanout-lint's HCL parse of the same files into its
+    syntax tree (``hcl_syntax.parse_hcl``, comments included), the units loaded as a run
+    loads them (``load_terraform_dir`` with the in-memory cache of ``--no-cache``: each file,
+    the modules' too, parsed once a pass, then evaluated into the graph) and the rules."""
+    sys.path.insert(0, HERE)
+    import floor
+
+    from fanout_lint.discover import discover
+    from fanout_lint.loaders.hcl_syntax import parse_hcl
+    from fanout_lint.loaders.terraform import load_terraform_dir
+    from fanout_lint.parse_cache import ParseCache
+    from fanout_lint.rules import ALL_RULES
+    from fanout_lint.settings import Settings
+    from fanout_lint.unit import check_graph
+
+    settings = Settings()
+    units = [c.path for c in discover([directory])[0] if c.kind == "terraform"]
+    texts = {}
+    for unit in units:
+        for name in sorted(os.listdir(unit)):
+            if name.endswith(".tf"):
+                with open(os.path.join(unit, name), encoding="utf-8", errors="replace") as handle:
+                    texts[os.path.join(unit, name)] = handle.read()
+
+    def one_pass() -> list[float]:
+        t0 = time.perf_counter()
+        for path in texts:
+            try:
+                floor.parse(path)
+            except Exception:  # a file the floor cannot parse costs what it cost
+                pass
+        t1 = time.perf_counter()
+        gc.disable()  # as a run pauses the collector while it parses and loads
+        try:
+            for path, text in texts.items():
+                try:
+                    parse_hcl(text, path)
+                except Exception:
+                    pass
+            t2 = time.perf_counter()
+            cache = ParseCache(None)
+            graphs = [graph for unit in units for graph in load_terraform_dir(unit, cache)[0]]
+            t3 = time.perf_counter()
+            for graph in graphs:
+                check_graph(graph, ALL_RULES, settings)
+            t4 = time.perf_counter()
+        finally:
+            gc.enable()
+        return [t1 - t0, t2 - t1, t3 - t2, t4 - t3]
+
+    one_pass()  # untimed
+    runs = [one_pass() for _ in range(passes)]
+    names = ("fair floor: parse", "fanout-lint: HCL parse", "fanout-lint: units loaded (their parse included)",
+             "fanout-lint: rules, findings, fix plans")
+    return dict(zip(names, (min(run[i] for run in runs) for i in range(4))))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.breakdown", description=__doc__.splitlines()[0])
     parser.add_argument("--units", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--terraform", metavar="DIR", help="the Terraform units under DIR instead")
     args = parser.parse_args(argv)
+    if args.terraform:
+        result = measure_terraform(args.terraform, args.passes)
+        floor_s = result["fair floor: parse"]
+        lines = ["| step | seconds | × the fair floor |", "|---|---:|---:|"]
+        lines += [f"| {name} | {seconds:.3f} | {seconds / floor_s:.2f} |" for name, seconds in result.items()]
+        sys.stdout.write(f"Terraform units of {args.terraform}, fastest of {args.passes} passes in one process\n\n"
+                         + "\n".join(lines) + "\n")
+        return 0
     with tempfile.TemporaryDirectory(prefix="fanout-breakdown-") as workdir:
         root = os.path.join(workdir, "repo")
         units = generate_repo(root, args.units, (10, 60), ("yaml", "json"), seed=args.seed)

@@ -58,6 +58,19 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
 
 
+def test_breakdown_times_terraform_units_step_by_step(capsys):
+    from bench import breakdown
+
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue")
+    assert breakdown.main(["--terraform", fixtures, "--passes", "1"]) == 0
+    out = capsys.readouterr().out
+    for step in ("fair floor: parse", "HCL parse", "units loaded", "rules, findings, fix plans"):
+        assert f": {step}" in out or f"| {step}" in out
+    assert "× the fair floor" in out
+    steps = breakdown.measure_terraform(fixtures, 1)  # tf_fires and tf_silent, parsed and loaded
+    assert all(seconds > 0 for seconds in steps.values()), steps
+
+
 def test_breakdown_times_each_step_against_the_floor(capsys):
     from bench import breakdown
 
