@@ -167,21 +167,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.terraform:
         result = measure_terraform(args.terraform, args.passes)
-        floor_s = result["fair floor: parse"]
-        lines = ["| step | seconds | × the fair floor |", "|---|---:|---:|"]
-        lines += [f"| {name} | {seconds:.3f} | {seconds / floor_s:.2f} |" for name, seconds in result.items()]
-        sys.stdout.write(f"Terraform units of {args.terraform}, fastest of {args.passes} passes in one process\n\n"
-                         + "\n".join(lines) + "\n")
-        return 0
-    with tempfile.TemporaryDirectory(prefix="fanout-breakdown-") as workdir:
-        root = os.path.join(workdir, "repo")
-        units = generate_repo(root, args.units, (10, 60), ("yaml", "json"), seed=args.seed)
-        result = measure(root, unit_files(units), args.passes)
+        title = f"Terraform units of {args.terraform}"
+    else:
+        with tempfile.TemporaryDirectory(prefix="fanout-breakdown-") as workdir:
+            root = os.path.join(workdir, "repo")
+            units = generate_repo(root, args.units, (10, 60), ("yaml", "json"), seed=args.seed)
+            result = measure(root, unit_files(units), args.passes)
+        title = f"{args.units:,} templates"
     floor_s = result["fair floor: parse"]
     lines = ["| step | seconds | × the fair floor |", "|---|---:|---:|"]
     lines += [f"| {name} | {seconds:.3f} | {seconds / floor_s:.2f} |" for name, seconds in result.items()]
-    sys.stdout.write(f"{args.units:,} templates, fastest of {args.passes} passes in one process\n\n"
-                     + "\n".join(lines) + "\n")
+    sys.stdout.write(f"{title}, fastest of {args.passes} passes in one process\n\n" + "\n".join(lines) + "\n")
     return 0
 
 

@@ -145,18 +145,23 @@ Metadata:
 
 
 
-def test_terraform_comment_suppressions_go_through_the_same_policy(tmp_path):
+def _shared_queue_unit(tmp_path, comments: str) -> str:
+    """The shared-queue Terraform fixture with ``comments`` above the shared queue."""
     source = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "tf_fires", "main.tf")
     with open(source, encoding="utf-8") as handle:
         text = handle.read()
     unit = tmp_path / "infra"
     unit.mkdir()
     marker = 'resource "aws_sqs_queue" "orders" {\n'
-    (unit / "main.tf").write_text(text.replace(
-        marker, "# fanout-lint: ignore=FL201 until=2026-03-31 -- blue/green pair\n" + marker, 1), encoding="utf-8")
-    before = _lint(str(unit), today=datetime.date(2026, 3, 1))
+    (unit / "main.tf").write_text(text.replace(marker, comments + marker, 1), encoding="utf-8")
+    return str(unit)
+
+
+def test_terraform_comment_suppressions_go_through_the_same_policy(tmp_path):
+    unit = _shared_queue_unit(tmp_path, "# fanout-lint: ignore=FL201 until=2026-03-31 -- blue/green pair\n")
+    before = _lint(unit, today=datetime.date(2026, 3, 1))
     assert before.findings == [] and [s.suppression.reason for s in before.suppressed] == ["blue/green pair"]
-    after = _lint(str(unit), today=datetime.date(2026, 4, 1))
+    after = _lint(unit, today=datetime.date(2026, 4, 1))
     assert [f.resource for f in after.findings] == ["aws_sqs_queue.orders"]
     assert "expired on 2026-03-31" in after.notices[0].message
 
@@ -172,14 +177,7 @@ def test_terraform_comments_are_read_only_from_a_file_that_holds_a_suppression()
 
 
 def test_a_terraform_suppression_above_a_run_of_plain_comments_applies(tmp_path):
-    source = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "tf_fires", "main.tf")
-    with open(source, encoding="utf-8") as handle:
-        text = handle.read()
-    unit = tmp_path / "infra"
-    unit.mkdir()
-    marker = 'resource "aws_sqs_queue" "orders" {\n'
-    (unit / "main.tf").write_text(text.replace(
-        marker, "# fanout-lint: ignore=FL201 -- blue/green pair\n# the orders queue\n// shared on purpose\n" + marker,
-        1), encoding="utf-8")
-    result = _lint(str(unit), today=datetime.date(2026, 3, 1))
+    unit = _shared_queue_unit(
+        tmp_path, "# fanout-lint: ignore=FL201 -- blue/green pair\n# the orders queue\n// shared on purpose\n")
+    result = _lint(unit, today=datetime.date(2026, 3, 1))
     assert result.findings == [] and [s.suppression.reason for s in result.suppressed] == ["blue/green pair"]
