@@ -85,6 +85,8 @@ class Application:
 
 @dataclass(eq=False, repr=False)
 class Facts:
+    """What links one template to others: the names it exports and imports, the templates it nests."""
+
     exports: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
     children: tuple[str, ...] = ()  # nested templates, as paths

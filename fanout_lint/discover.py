@@ -33,6 +33,8 @@ CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
 @dataclass(unsafe_hash=True)
 class Candidate:
+    """One unit to lint: a file that may be a template, or a Terraform directory."""
+
     path: str
     # "cloudformation" (a YAML/JSON file: maybe a template, a plan or a Serverless service)
     # | "terraform" (a directory)
@@ -49,6 +51,8 @@ class PathError:
 
 @dataclass(eq=False, repr=False)
 class Discovery:
+    """What a walk of the paths found: units, paths that could not be read, files passed over."""
+
     candidates: list[Candidate]
     missing: list[PathError]
     skipped: list[Skipped]

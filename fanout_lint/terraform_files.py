@@ -28,6 +28,8 @@ _SHADOWS = {".tofu": ".tf", ".tofu.json": ".tf.json"}
 
 @dataclass(eq=False, repr=False)
 class ConfigFiles:
+    """A Terraform directory's configuration files: the primary ones and the overrides."""
+
     primary: tuple[str, ...]  # names, in lexical order
     overrides: tuple[str, ...]  # names, in lexical order: merged in this order
 

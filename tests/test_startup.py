@@ -67,3 +67,29 @@ def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path):
     first = _imported(tmp_path, str(unit))  # parses, and fills the cache (XDG_CACHE_HOME)
     again = _imported(tmp_path, str(unit))
     assert "lark" in first and "lark" not in again
+
+
+def test_every_dataclass_writes_its_own_docstring():
+    # dataclass() computes a missing docstring from inspect.signature at every start,
+    # and a record without one is undocumented: each says what it holds.
+    import dataclasses
+    import importlib
+    import pkgutil
+
+    import fanout_lint
+    import fanout_lint.rules
+
+    names = [info.name for package in (fanout_lint, fanout_lint.rules)
+             for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+    assert "fanout_lint.model.nodes" in names and "fanout_lint.rules.shared_queue" in names
+    undocumented = []
+    for name in names:
+        if name.endswith(("__main__", "cfnlint_plugin", "cfnlint_adapter")):
+            continue  # the command line itself, and cfn-lint's plugin (imported by cfn-lint only)
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ == module.__name__ and dataclasses.is_dataclass(value):
+                doc = value.__dict__.get("__doc__") or ""
+                if doc.startswith(value.__name__ + "("):  # the one dataclass() made
+                    undocumented.append(f"{module.__name__}.{value.__qualname__}")
+    assert not undocumented, undocumented

@@ -18,6 +18,8 @@ from fanout_lint.fixes.sources import Source, SourceError, read_source
 
 @dataclass(unsafe_hash=True)
 class FileChange:
+    """A file and the text the fixes make of it."""
+
     source: Source
     text: str  # the edited text
 

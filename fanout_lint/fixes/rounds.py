@@ -28,6 +28,8 @@ MAX_ROUNDS = 4
 
 @dataclass
 class Outcome:
+    """What rounds of fixes did (or, with ``--diff``, would do), and the last lint's result."""
+
     result: "Result"  # the last lint: the report
     fixed: int = 0  # findings fixed (or, with --diff, that would be)
     files: set[str] = field(default_factory=set)  # files written (or that would be)

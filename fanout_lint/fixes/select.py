@@ -22,6 +22,8 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
 
 @dataclass
 class Selection:
+    """The findings of one round of fixes: fixed now, fixed by another's fix, or left for the next round."""
+
     chosen: list[Finding] = field(default_factory=list)  # their fixes are applied
     duplicates: list[Finding] = field(default_factory=list)  # fixed by a chosen fix
     waiting: list[Finding] = field(default_factory=list)  # overlap a chosen fix: next round

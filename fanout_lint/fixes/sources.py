@@ -56,6 +56,8 @@ class SourceError(Exception):
 
 @dataclass(unsafe_hash=True)
 class Source:
+    """A file fixes are planned on: its text as read, and whether it began with a BOM."""
+
     path: str
     text: str
     bom: bool

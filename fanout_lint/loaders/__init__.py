@@ -44,6 +44,8 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tup
 
 @dataclass(eq=False, repr=False)
 class Parsed:
+    """A parsed file: its (located) data, its syntax ("yaml" or "json") and its text."""
+
     data: Any
     syntax: str
     text: str

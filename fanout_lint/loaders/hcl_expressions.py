@@ -57,12 +57,16 @@ MAX_NESTING = 256  # of a value walked (encoded, compared, restored): deeper is 
 
 @dataclass(unsafe_hash=True)
 class Ref:
+    """A reference to a resource of the unit, or to one of its attributes."""
+
     address: str  # resource address without instance key: aws_sqs_queue.q, module.m.aws_sqs_queue.q
     attribute: str  # arn, id, url, name, function_name, ...; "" for the whole resource
 
 
 @dataclass(unsafe_hash=True)
 class Hole:
+    """A part of a value the configuration does not give (a variable without default, ...)."""
+
     reason: str
 
 

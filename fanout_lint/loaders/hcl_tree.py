@@ -25,6 +25,8 @@ class HclError(Exception):
 
 @dataclass(unsafe_hash=True)
 class Literal:
+    """A number, string without interpolation, ``true``, ``false`` or ``null``."""
+
     value: object  # str, int, float, bool or None
 
 
@@ -44,18 +46,24 @@ class Name:
 
 @dataclass(unsafe_hash=True)
 class GetAttr:
+    """``obj.name``: an attribute of what ``obj`` evaluates to."""
+
     obj: "Expr"
     name: str
 
 
 @dataclass(unsafe_hash=True)
 class Index:
+    """``obj[key]``: an element of a list, map or object."""
+
     obj: "Expr"
     key: "Expr"
 
 
 @dataclass(unsafe_hash=True)
 class Call:
+    """A function call, ``name(args...)``."""
+
     name: str
     args: tuple
     expand: bool = False  # f(list...)
@@ -63,6 +71,8 @@ class Call:
 
 @dataclass(unsafe_hash=True)
 class Binary:
+    """``left op right``: arithmetic, comparison or logic."""
+
     op: str
     left: "Expr"
     right: "Expr"
@@ -70,12 +80,16 @@ class Binary:
 
 @dataclass(unsafe_hash=True)
 class Unary:
+    """``!operand`` or ``-operand``."""
+
     op: str
     operand: "Expr"
 
 
 @dataclass(unsafe_hash=True)
 class Conditional:
+    """``condition ? then : otherwise``."""
+
     condition: "Expr"
     then: "Expr"
     otherwise: "Expr"
@@ -83,11 +97,15 @@ class Conditional:
 
 @dataclass(unsafe_hash=True)
 class TupleExpr:
+    """A list written ``[a, b, ...]``."""
+
     items: tuple
 
 
 @dataclass(unsafe_hash=True)
 class ObjectExpr:
+    """An object written ``{key = value, ...}``, with where it and its items are written."""
+
     items: tuple  # of (key Expr, value Expr)
     # where it is written, for findings and fixes inside documents (``jsonencode({...})``):
     # its own span and each item's (key span, value span); see ``Pos``
@@ -113,6 +131,8 @@ Pos = tuple
 
 @dataclass(unsafe_hash=True)
 class Attribute:
+    """``name = expr`` in a body, with where it is written."""
+
     name: str
     expr: Expr
     line: int
@@ -128,6 +148,8 @@ class Attribute:
 
 @dataclass(unsafe_hash=True)
 class Block:
+    """A block: ``type "label" ... { body }``, with its lines and columns."""
+
     type: str
     labels: tuple[str, ...]
     body: "Body"
@@ -140,6 +162,8 @@ class Block:
 
 @dataclass(unsafe_hash=True)
 class Body:
+    """The attributes and nested blocks of a file or a block."""
+
     attributes: dict = field(default_factory=dict)  # name -> Attribute
     blocks: tuple[Block, ...] = ()
 
@@ -149,12 +173,16 @@ class Body:
 
 @dataclass(unsafe_hash=True)
 class Comment:
+    """One line of a comment, for inline suppressions."""
+
     line: int
     text: str  # without the comment marker
 
 
 @dataclass(unsafe_hash=True)
 class HclFile:
+    """One Terraform file: its top-level body and its comments."""
+
     path: str
     body: Body
     comments: tuple[Comment, ...]

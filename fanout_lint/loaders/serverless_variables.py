@@ -45,6 +45,8 @@ MAX_PLACEHOLDERS = 1000  # in one string: past any real configuration
 
 @dataclass(unsafe_hash=True)
 class Pseudo:
+    """A pseudo parameter a variable resolves to (``AWS::Region``), known only at deploy time."""
+
     name: str  # AWS::Region
 
 
@@ -57,6 +59,8 @@ UNKNOWN = _Unknown()
 
 @dataclass
 class Resolution:
+    """What resolving a service's variables found, beside the values themselves."""
+
     # the parameters (without default) that unknown values refer to
     parameters: dict[str, dict] = field(default_factory=dict)
     # id of each intrinsic made in place of a string -> (the intrinsic, the string's parts:

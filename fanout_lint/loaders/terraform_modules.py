@@ -64,6 +64,8 @@ class Resource:
 
 @dataclass
 class UnitState:
+    """One Terraform unit as it is read: its files, texts, comments, resources and errors."""
+
     path: str
     errors: list[LoadError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)

@@ -43,6 +43,8 @@ def attribute_file(attribute: Attribute, default: str) -> str:
 
 @dataclass(unsafe_hash=True)
 class OverrideError:
+    """An override block that overrides nothing, where it is written."""
+
     file: str
     line: int
     message: str

@@ -274,6 +274,8 @@ class Stream(Node):
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Bucket(Node):
+    """An S3 bucket: where S3 event notifications start."""
+
     name: Value = UNREAD
 
 
@@ -290,6 +292,8 @@ class Notification(Node):
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class EventRule(Node):
+    """An EventBridge rule: the events it matches go to its targets (EventTarget nodes)."""
+
     name: Value = UNREAD
     state: Value = UNREAD  # ENABLED, DISABLED, ...
     enabled: Value = UNREAD  # Terraform's older is_enabled

@@ -80,6 +80,8 @@ class Mark:
 
 @dataclass(unsafe_hash=True)
 class Cluster:
+    """One unit of the drawing: a template file or a Terraform directory."""
+
     id: str
     path: str  # the template file or Terraform directory
     format: str
@@ -90,6 +92,8 @@ class Cluster:
 
 @dataclass(unsafe_hash=True)
 class ViewNode:
+    """One resource as drawn, with what its box shows."""
+
     id: str  # unique in the view, already safe as a Mermaid/DOT id: [A-Za-z0-9_]
     cluster: str
     key: str  # the graph node id inside its unit
@@ -121,6 +125,8 @@ class ViewNode:
 
 @dataclass(unsafe_hash=True)
 class ViewEdge:
+    """One arrow of the drawing: how messages or invocations go from one resource to another."""
+
     source: str  # ViewNode ids
     target: str
     # subscribes, delivers, undeliverable, redrive, polls, invokes, dead-letter, targets,
@@ -160,6 +166,8 @@ class UnitEdge:
 
 @dataclass(unsafe_hash=True)
 class Topology:
+    """What the ``graph`` command draws: units, resources, arrows and the findings on them."""
+
     clusters: tuple[Cluster, ...] = ()
     nodes: tuple[ViewNode, ...] = ()
     edges: tuple[ViewEdge, ...] = ()
