@@ -231,8 +231,13 @@ def _build(parser, file: str, text: str):
     offsets are kept (ints libyaml computed anyway); a block collection's end event is
     marked at the next token, lines below, so its span ends with its last entry instead.
     """
-    import yaml
+    from yaml import (
+        AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
+        StreamEndEvent,
+    )
 
+    # Names bound here, not looked up as globals: this loop runs once per YAML event.
+    get_event, scalar, hashable, entry = parser.get_event, _scalar, _hashable, _entry
     src = Text(text, file)
     stack: list[list] = []
     anchors: dict[str, tuple[object, int]] = {}
@@ -240,10 +245,10 @@ def _build(parser, file: str, text: str):
     root = None
     done = False
     while not done:
-        event = parser.get_event()
+        event = get_event()
         kind = type(event)
-        if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
-            if kind is yaml.AliasEvent:
+        if kind is ScalarEvent or kind is AliasEvent:
+            if kind is AliasEvent:
                 if event.anchor not in anchors:
                     raise ParseError(
                         f"invalid YAML: unknown alias *{event.anchor}",
@@ -258,8 +263,8 @@ def _build(parser, file: str, text: str):
                         "(an alias bomb?)",
                         event.start_mark.line + 1,
                     )
-            if kind is yaml.ScalarEvent:
-                value, size = _scalar(event, src), 1
+            if kind is ScalarEvent:
+                value, size = scalar(event, src), 1
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             if not stack:
@@ -274,19 +279,19 @@ def _build(parser, file: str, text: str):
                 container.append(value)
                 container._items.append(start)
             elif frame[1] is _NO_KEY:
-                frame[1], frame[2] = _hashable(value), (start, end)
+                frame[1], frame[2] = hashable(value), (start, end)
             else:
                 key = frame[1]
                 container[key] = value
-                container._spans[key] = _entry(*frame[2], start, end)
+                container._spans[key] = entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
                 raise ParseError(
                     f"nesting deeper than {MAX_DEPTH} levels", event.start_mark.line + 1
                 )
             start = event.start_mark.index
-            if kind is yaml.MappingStartEvent:
+            if kind is MappingStartEvent:
                 container = YamlMap()
                 container._spans = {}
             else:
@@ -295,10 +300,10 @@ def _build(parser, file: str, text: str):
             container._src, container._at = src, start
             tag = event.tag if event.tag and event.tag.startswith("!") else None
             stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style])
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
             container, _, _, tag, size, anchor, start, last, flow = stack.pop()
             end = event.end_mark.index if flow or last is None else last
-            if kind is yaml.MappingEndEvent:
+            if kind is MappingEndEvent:
                 container._end = end
             value = _tagged(tag, container, src, start, end) if tag else container
             if anchor:
@@ -314,13 +319,13 @@ def _build(parser, file: str, text: str):
                 parent.append(value)
                 parent._items.append(start)
             elif frame[1] is _NO_KEY:
-                frame[1], frame[2] = _hashable(value), (start, end)
+                frame[1], frame[2] = hashable(value), (start, end)
             else:
                 key = frame[1]
                 parent[key] = value
-                parent._spans[key] = _entry(*frame[2], start, end)
+                parent._spans[key] = entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
-        elif kind is yaml.StreamEndEvent:
+        elif kind is StreamEndEvent:
             done = True
     return root
 
