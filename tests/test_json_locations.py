@@ -244,3 +244,73 @@ def test_the_deepest_location_of_a_document_at_the_nesting_limit(kind):
         return fast.loc if levels == 0 else read(levels - 1)
 
     assert read(200) == exact.loc
+
+
+def _template_with_unread_bodies(extra_role: str = "") -> str:
+    """A queue, a function and a SAM function (read), an IAM role and a state machine
+    (not read), and a state machine with SAM connectors (read)."""
+    return """{
+  "AWSTemplateFormatVersion": "2010-09-09",
+  "Resources": {
+    "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}},
+    "Role": {
+      "Type": "AWS::IAM::Role",
+      "Properties": {%s
+        "Policies": [{"PolicyName": "Queue", "PolicyDocument": {"Statement": [
+          {"Effect": "Allow", "Action": "sqs:*", "Resource": {"Fn::Join": ["", ["arn:", ":sqs:", "x"]]}}]}}],
+        "Queue": {"Resources": {"Function": 1}}
+      }
+    },
+    "Function": {"Type": "AWS::Lambda::Function", "Properties": {"Timeout": 60, "Role": {"Fn::GetAtt": ["Role", "Arn"]}}},
+    "Machine": {"Type": "AWS::StepFunctions::StateMachine", "Properties": {"Definition": {"Queue": "x"}}},
+    "Connected": {"Type": "AWS::StepFunctions::StateMachine",
+                  "Connectors": {"ToQueue": {"Properties": {"Destination": {"Id": "Queue"}}}}},
+    "Sam": {"Type": "AWS::Serverless::Function", "Properties": {"Timeout": 3}}
+  },
+  "Outputs": {"QueueArn": {"Value": {"Fn::GetAtt": ["Queue", "Arn"]}}}
+}
+""" % extra_role
+
+
+def _read_bodies(data):
+    from fanout_lint.loaders.cfn_template import is_read
+
+    return is_read
+
+
+def test_a_template_locates_only_the_resource_bodies_something_reads():
+    # The role's body and the first state machine's are read by no rule, loader or link:
+    # they are stepped over, values only. Keys written inside them that name other
+    # resources ("Queue", "Function") do not lead the search for the keys after them astray.
+    text = _template_with_unread_bodies()
+    fast = parse_json(text, "t.json", read=_read_bodies)
+    exact = parse_yaml(text, "t.json")
+    assert isinstance(fast, JsonMap)  # the fast path, not the fallback
+    resources, expected = fast["Resources"], exact["Resources"]
+    assert list(resources) == list(expected)
+    for logical_id in expected:
+        assert resources.loc_of(logical_id) == expected.loc_of(logical_id), logical_id
+    for logical_id in ("Queue", "Function", "Connected", "Sam"):
+        assert_same(resources[logical_id], expected[logical_id], logical_id)
+    for logical_id in ("Role", "Machine"):
+        assert type(resources[logical_id]) is dict and resources[logical_id] == expected[logical_id]
+    assert_same(fast["Outputs"], exact["Outputs"], "Outputs")
+    assert_same(parse_json(text, "t.json"), exact)  # without the test, every body is located
+
+
+@pytest.mark.parametrize("written", [
+    '"Path": "/a", "Path": "/b",',  # a duplicate key json merges
+    '"Tags[": 1,',  # a key whose closing quote looks like an opening one to the key count
+    '"a,:": 1,',  # a key of punctuation that could match across strings
+])
+def test_keys_in_an_unread_body_are_held_to_the_same_proof(written):
+    # A body stepped over still counts its keys and refuses the keys the located path
+    # refuses, so the proof that each key was found at its own writing stays exact.
+    text = _template_with_unread_bodies(written)
+    fast = parse_json(text, "t.json", read=_read_bodies)
+    exact = parse_yaml(text, "t.json")
+    resources, expected = fast["Resources"], exact["Resources"]
+    for logical_id in expected:
+        assert resources.loc_of(logical_id) == expected.loc_of(logical_id), logical_id
+    for logical_id in ("Queue", "Function", "Connected", "Sam"):
+        assert_same(resources[logical_id], expected[logical_id], logical_id)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
-from fanout_lint.loaders.cfn_template import is_template
+from fanout_lint.loaders.cfn_template import is_read, is_template
 from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
 from fanout_lint.parse_cache import ParseCache
@@ -68,11 +68,19 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         if syntax == "json" and not located:
             return Parsed(_plain_json(text, path), syntax, text)
         if syntax == "json":
-            data = parse_json(text, path, _readable)
+            data = parse_json(text, path, _readable, _bodies_read)
             return None if data is None else Parsed(data, syntax, text)
         return Parsed(parse_yaml(text, path), syntax, text)
     except ParseError as exc:
         return LoadError(path, exc.line, exc.message, exc.column)
+
+
+def _bodies_read(data):
+    """For a template (not a plan or a Serverless Framework service), which resource
+    bodies are read; None: every value is."""
+    if _is_plan(data) or (isinstance(data, dict) and "service" in data) or not is_template(data):
+        return None
+    return is_read
 
 
 def _readable(data) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from fanout_lint.loaders.located import Map, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -45,6 +46,19 @@ class RawResource:
 
     def prop_loc(self, key: str) -> Loc:
         return loc_of(self.props, key, self.loc)
+
+
+def is_read(body: Any) -> bool:
+    """Whether anything fanout-lint reads looks into this resource's body: a type the schema
+    maps (or a Lambda alias or version), a SAM resource (expanded into such types), or a
+    body with SAM connectors. The others are known by their type and logical ID alone, so
+    a JSON template's locator steps over them (``json_source``)."""
+    if not isinstance(body, dict):
+        return True
+    type_ = body.get("Type")
+    if not isinstance(type_, str) or "Connectors" in body:
+        return True
+    return type_ in BY_TYPE or type_ in ALIAS_TYPES or type_.startswith("AWS::Serverless::")
 
 
 def is_template(data: Any) -> bool:

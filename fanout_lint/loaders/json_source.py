@@ -148,10 +148,13 @@ class JsonSeq(Seq):
 UNLOCATABLE = object()  # what ``locate`` returns when the exact path must run
 
 
-def locate(data, text: str, file: str):
-    """Located containers for ``data`` (``loads(text)``), or UNLOCATABLE."""
+def locate(data, text: str, file: str, read=None):
+    """Located containers for ``data`` (``loads(text)``), or UNLOCATABLE.
+
+    ``read``: for a template, which bodies of its ``Resources`` something reads; the others
+    are stepped over (their keys counted, not located) and stay plain values."""
     try:
-        located, keys = _Locator(text, file).run(data)
+        located, keys = _Locator(text, file, read).run(data)
     except _Unlocatable:
         return UNLOCATABLE
     if keys and not _one_occurrence_per_key(text, keys):
@@ -192,17 +195,19 @@ def _one_occurrence_per_key(text: str, keys: int) -> bool:
 
 
 class _Locator:
-    def __init__(self, text: str, file: str):
+    def __init__(self, text: str, file: str, read=None):
         self.src = _Text(text, file)
         self.text = text
         self.cursor = 0
         self.keys = 0
         self.patterns: dict[str, str] = {}
+        self.read = read
 
     def run(self, data):
         kind = type(data)
         if kind is dict:
-            return self.map(data, 0, 0), self.keys
+            resources = data.get("Resources") if self.read is not None else None
+            return self.map(data, 0, 0, resources if type(resources) is dict else None), self.keys
         if kind is list:
             return self.seq(data, self.src.start(0), 0), self.keys
         return data, 0
@@ -219,7 +224,9 @@ class _Locator:
             self.patterns[key] = quoted
         return quoted
 
-    def map(self, data: dict, at: int | None, depth: int) -> JsonMap:
+    def map(self, data: dict, at: int | None, depth: int, resources: dict | None = None) -> JsonMap:
+        """``data`` located; ``resources``: the template's ``Resources``, among its values,
+        whose unread bodies are stepped over."""
         if depth >= MAX_DEPTH:
             raise _Unlocatable("nesting")
         out = JsonMap(data)
@@ -237,16 +244,37 @@ class _Locator:
                 at = out._at = text.rfind("{", 0, found)
             cursor = end + 1
             kind = type(value)
-            if kind is dict or kind is list:
+            if kind is dict and data is resources is not None and not self.read(value):
+                self.count_keys(value, depth + 1)
+                cursor = _step_over(text, self.src.start(cursor))
+            elif kind is dict or kind is list:
                 self.cursor = cursor
                 if kind is dict:
-                    out[key] = self.map(value, cursor, depth + 1)
+                    out[key] = self.map(value, cursor, depth + 1, resources if value is resources else None)
                 else:
                     out[key] = self.seq(value, cursor, depth + 1)
                 cursor = self.cursor
         self.cursor = cursor
         self.keys += len(data)
         return out
+
+    def count_keys(self, value, depth: int) -> None:
+        """Count the keys of a value stepped over, as ``map`` counts located ones, and refuse
+        the same keys and nesting: ``_one_occurrence_per_key`` counts them in the text too."""
+        pending = [(value, depth)]
+        patterns = self.patterns
+        while pending:
+            value, depth = pending.pop()
+            if depth >= MAX_DEPTH:
+                raise _Unlocatable("nesting")
+            if type(value) is dict:
+                for key in value:
+                    patterns.get(key) or self.pattern(key)
+                self.keys += len(value)
+                value = value.values()
+            for item in value:
+                if type(item) is dict or type(item) is list:
+                    pending.append((item, depth + 1))
 
     def find_key(self, quoted: str, found: int) -> tuple[int, int]:
         """The next ``quoted`` from ``found`` that a colon follows, and the colon's offset."""

@@ -340,12 +340,14 @@ def _hashable(key):
     return key
 
 
-def parse_json(text: str, file: str, wanted=None):
+def parse_json(text: str, file: str, wanted=None, read=None):
     """Parse JSON strictly (``json``), with the location of every key and list item.
 
     ``wanted``: a test of the parsed values; when it fails the file is read no further
     and None is returned. Locating every key costs several times what ``json`` does, and
     many JSON files that hold a template's words are no template (API models, schemas).
+    ``read``: a test of the parsed values giving, for a template, which of its resources'
+    bodies something reads (``cfn_template.is_read``): only those are located.
 
     The fast path (``json_source``) finds locations in the text at C speed and builds them
     lazily. Where it cannot prove them exact (duplicate keys, unusual escapes) libyaml
@@ -367,7 +369,7 @@ def parse_json(text: str, file: str, wanted=None):
         else:
             if wanted is not None and not wanted(data):
                 return None
-            located = locate(data, text, file)
+            located = locate(data, text, file, read(data) if read is not None else None)
     finally:
         if collecting:
             gc.enable()
