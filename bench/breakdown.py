@@ -2,6 +2,7 @@
 
     python -m bench.breakdown            # 1,000 templates (YAML, JSON), seed 2024
     python -m bench.breakdown --units 200
+    python -m bench.breakdown --formats yaml,json,cdk   # CDK-shaped JSON among them
     python -m bench.breakdown --terraform DIR   # the Terraform units under DIR
 
 In one process, after an untimed pass: the fair floor's parse of every file
@@ -163,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--units", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--formats", default="yaml,json", metavar="LIST",
+                        help="formats of the generated templates, comma-separated (yaml, json, cdk; default yaml,json)")
     parser.add_argument("--terraform", metavar="DIR", help="the Terraform units under DIR instead")
     args = parser.parse_args(argv)
     if args.terraform:
@@ -171,9 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="fanout-breakdown-") as workdir:
             root = os.path.join(workdir, "repo")
-            units = generate_repo(root, args.units, (10, 60), ("yaml", "json"), seed=args.seed)
+            formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
+            units = generate_repo(root, args.units, (10, 60), formats, seed=args.seed)
             result = measure(root, unit_files(units), args.passes)
-        title = f"{args.units:,} templates"
+        title = f"{args.units:,} templates ({', '.join(formats)})"
     floor_s = result["fair floor: parse"]
     lines = ["| step | seconds | × the fair floor |", "|---|---:|---:|"]
     lines += [f"| {name} | {seconds:.3f} | {seconds / floor_s:.2f} |" for name, seconds in result.items()]

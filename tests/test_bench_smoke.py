@@ -74,7 +74,8 @@ def test_breakdown_times_terraform_units_step_by_step(capsys):
 def test_breakdown_times_each_step_against_the_floor(capsys):
     from bench import breakdown
 
-    assert breakdown.main(["--units", "4", "--passes", "1"]) == 0
+    assert breakdown.main(["--units", "4", "--passes", "1", "--formats", "yaml,json,cdk"]) == 0
     out = capsys.readouterr().out
+    assert "4 templates (yaml, json, cdk)" in out
     for step in ("fair floor: parse", "located parse", "graph", "rules, findings, fix plans", "whole check"):
         assert f"| {step}" in out or f": {step}" in out
