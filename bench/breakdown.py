@@ -4,6 +4,7 @@
     python -m bench.breakdown --units 200
     python -m bench.breakdown --formats yaml,json,cdk   # CDK-shaped JSON among them
     python -m bench.breakdown --terraform DIR   # the Terraform units under DIR
+    python -m bench.breakdown --cloudformation DIR   # the CloudFormation templates under DIR
 
 In one process, after an untimed pass: the fair floor's parse of every file
 (``bench/floor.py``), then fanout-lint's own steps on the same files, each timed per
@@ -34,7 +35,9 @@ from bench.generate import generate_repo, unit_files  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
+def measure(root: str, files: list[str], passes: int, whole: list[str] | None = None) -> dict[str, float]:
+    """The steps over the templates among ``files``; the whole check over ``whole`` (default:
+    ``root``)."""
     sys.path.insert(0, HERE)
     import floor
 
@@ -48,6 +51,7 @@ def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
 
     settings = Settings()
     ran = enabled_rules(ALL_RULES, settings)
+    files = [path for path in files if _is_template_file(path)]  # a real corpus holds other YAML and JSON
 
     def floor_pass() -> list[float]:
         start = time.perf_counter()
@@ -79,7 +83,7 @@ def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
         saved, sys.stdout = sys.stdout, io.StringIO()  # the report is written, then dropped
         start = time.perf_counter()
         try:
-            main(["check", "-j", "1", "--no-cache", "--format", "json", root])
+            main(["check", "-j", "1", "--no-cache", "--format", "json", *(whole or [root])])
         finally:
             sys.stdout = saved
         return [time.perf_counter() - start]
@@ -98,6 +102,22 @@ def measure(root: str, files: list[str], passes: int) -> dict[str, float]:
     result["fanout-lint: whole check in process"] = whole
     result["fanout-lint: the rest (discovery, linking, report)"] = whole - sum(steps)
     return result
+
+
+def _is_template_file(path: str) -> bool:
+    from fanout_lint.loaders import Parsed, parse_file
+    from fanout_lint.loaders.cfn_template import is_template
+
+    parsed = parse_file(path, located=False)
+    return isinstance(parsed, Parsed) and is_template(parsed.data) and "service" not in parsed.data
+
+
+def templates_under(directory: str) -> list[str]:
+    """The CloudFormation candidates discovery finds under ``directory`` (files, not
+    Terraform directories); ``measure`` keeps the templates among them."""
+    from fanout_lint.discover import discover
+
+    return [c.path for c in discover([directory])[0] if c.kind == "cloudformation"]
 
 
 def measure_terraform(directory: str, passes: int) -> dict[str, float]:
@@ -167,8 +187,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--formats", default="yaml,json", metavar="LIST",
                         help="formats of the generated templates, comma-separated (yaml, json, cdk; default yaml,json)")
     parser.add_argument("--terraform", metavar="DIR", help="the Terraform units under DIR instead")
+    parser.add_argument("--cloudformation", metavar="DIR", help="the CloudFormation templates under DIR instead")
     args = parser.parse_args(argv)
-    if args.terraform:
+    if args.cloudformation:
+        templates = templates_under(args.cloudformation)
+        result = measure(args.cloudformation, templates, args.passes, whole=templates)
+        title = f"CloudFormation templates of {args.cloudformation}"
+    elif args.terraform:
         result = measure_terraform(args.terraform, args.passes)
         title = f"Terraform units of {args.terraform}"
     else:

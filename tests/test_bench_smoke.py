@@ -58,6 +58,17 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
 
 
+def test_breakdown_times_the_templates_of_a_directory(capsys):
+    from bench import breakdown
+
+    fixtures = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue")
+    templates = breakdown.templates_under(fixtures)
+    assert any(t.endswith("cfn_fires.yaml") for t in templates) and any(t.endswith("cdk_fires.json") for t in templates)
+    assert breakdown.main(["--cloudformation", fixtures, "--passes", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"CloudFormation templates of {fixtures}" in out and "| fanout-lint: graph |" in out
+
+
 def test_breakdown_times_terraform_units_step_by_step(capsys):
     from bench import breakdown
 
