@@ -244,7 +244,7 @@ class _Locator:
                 at = out._at = text.rfind("{", 0, found)
             cursor = end + 1
             kind = type(value)
-            if kind is dict and data is resources is not None and not self.read(value):
+            if kind is dict and resources is not None and data is resources and not self.read(value):
                 self.count_keys(value, depth + 1)
                 cursor = _step_over(text, self.src.start(cursor))
             elif kind is dict or kind is list:
