@@ -78,14 +78,14 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
 def _bodies_read(data):
     """For a template (not a plan or a Serverless Framework service), which resource
     bodies are read; None: every value is."""
-    if _is_plan(data) or (isinstance(data, dict) and "service" in data) or not is_template(data):
+    if _is_plan(data) or _is_service(data) or not is_template(data):
         return None
     return is_read
 
 
 def _readable(data) -> bool:
     """What some loader reads: a plan, a Serverless Framework service, a template."""
-    return _is_plan(data) or (isinstance(data, dict) and "service" in data) or is_template(data)
+    return _is_plan(data) or _is_service(data) or is_template(data)
 
 
 def _plain_json(text: str, path: str):
@@ -133,7 +133,7 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
                 parsed = parse_yaml(part, path)
             except ParseError:
                 parsed = None  # an alias whose anchor was cut away, say
-            if not is_template(parsed) or (isinstance(parsed, dict) and "service" in parsed):
+            if not is_template(parsed) or _is_service(parsed):
                 parsed = None
         if parsed is None:
             parsed = parse_yaml(text, path)
@@ -158,7 +158,7 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         from fanout_lint.loaders.terraform_plan import load_plan
 
         return load_plan(parsed, path)
-    if isinstance(parsed, dict) and "service" in parsed:
+    if _is_service(parsed):
         from fanout_lint.loaders.serverless import is_service, load_service
 
         if is_service(parsed):
@@ -172,6 +172,11 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
 
 def _syntax(text: str, path: str) -> str:
     return "json" if path.lower().endswith(".json") or text.lstrip().startswith("{") else "yaml"
+
+
+def _is_service(parsed) -> bool:
+    """A Serverless Framework service: its ``service`` key says so."""
+    return isinstance(parsed, dict) and "service" in parsed
 
 
 def _is_plan(parsed) -> bool:
