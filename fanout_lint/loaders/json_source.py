@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 
-from fanout_lint.loaders.located import MAX_DEPTH, Map, Seq, Text
+from fanout_lint.loaders.located import MAX_DEPTH, OFFSET, Map, Seq, Text
 from fanout_lint.model.nodes import Loc
 
 # NaN and Infinity are not JSON; kept as the text they are, as the YAML path reads them.
@@ -68,9 +69,12 @@ class _Text(Text):
 
 
 class JsonMap(Map):
-    """A ``Map`` whose ``loc`` and ``key_locs`` are computed from offsets when first read."""
+    """A ``Map`` whose ``loc`` and ``key_locs`` are computed from offsets when first read.
 
-    __slots__ = ("_src", "_at", "_key_at")
+    ``_key_at``: each key's offset, in the order of the keys. ``_index``: key -> its place
+    there, made when a key is first looked up (most mappings never are)."""
+
+    __slots__ = ("_src", "_at", "_key_at", "_index")
 
     __init__ = dict.__init__  # a copy of the parsed dict, at C speed (not Map's signature)
 
@@ -81,20 +85,29 @@ class JsonMap(Map):
             return self.loc
         if name == "key_locs":
             key_loc = self._src.key_loc
-            self.key_locs = {key: key_loc(offset) for key, offset in self._key_at.items()}
+            self.key_locs = {key: key_loc(offset) for key, offset in zip(self, self._key_at)}
             return self.key_locs
+        if name == "_index":
+            self._index = dict(zip(self, range(len(self._key_at))))
+            return self._index
         raise AttributeError(name)
+
+    def _key_offset(self, key) -> int | None:
+        """Where ``key`` is written; None for no key the parse located (the loaders add keys
+        to a parsed mapping, never remove one)."""
+        index = self._index.get(key)
+        return None if index is None or index >= len(self._key_at) else self._key_at[index]
 
     def loc_of(self, key) -> Loc:
         # One key's location, without making those of all the others (key_locs is made
         # from the same offsets; nothing writes locations into a parsed mapping).
-        offset = self._key_at.get(key)
+        offset = self._key_offset(key)
         return self.loc if offset is None else self._src.key_loc(offset)
 
     # Spans are rare (a finding's attribute, a fix): found from the key's offset with the
     # C scanner of ``json``, never stored.
     def _value_offsets(self, key) -> tuple[int, int] | None:
-        offset = self._key_at.get(key)
+        offset = self._key_offset(key)
         if offset is None:
             return None
         text = self._src.text
@@ -108,7 +121,7 @@ class JsonMap(Map):
 
     def span_of(self, key) -> Loc | None:
         found = self._value_offsets(key)
-        return None if found is None else self._src.span(self._key_at[key], found[1])
+        return None if found is None else self._src.span(self._key_offset(key), found[1])
 
     def body(self) -> Loc | None:
         start = self._src.start(self._at)
@@ -231,7 +244,8 @@ class _Locator:
             raise _Unlocatable("nesting")
         out = JsonMap(data)
         out._src, out._at = self.src, at
-        key_at = out._key_at = {}
+        key_at = out._key_at = array(OFFSET)
+        add = key_at.append
         text, patterns, find, cursor = self.text, self.patterns, self.text.find, self.cursor
         for key, value in data.items():
             quoted = patterns.get(key) or self.pattern(key)
@@ -239,7 +253,7 @@ class _Locator:
             end = found + len(quoted)
             if found < 0 or not text.startswith(":", end):  # not found, or written `"key" :`, or not the key
                 found, end = self.find_key(quoted, found)
-            key_at[key] = found
+            add(found)
             if at is None:  # an item of a list: the mapping opens just before its first key
                 at = out._at = text.rfind("{", 0, found)
             cursor = end + 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from array import array
 
 from fanout_lint.model.nodes import Loc
 
@@ -62,6 +63,13 @@ class Text:
         line = bisect.bisect_right(starts, start) - 1
         column = start - starts[line] + 1  # as loc(start) counts, without making that Loc too
         return Loc(self.file, line + 1, column, line + 1, column + end - start)
+
+
+# Parsers keep character offsets in arrays of this type, four bytes each (a template is at
+# most 64 MiB, regular_files.TEMPLATE_BYTES): a dict of ints per mapping cost about three
+# times as much, and a parsed tree is most of what a run holds in memory (its size is what
+# a large unit pays in cache misses, docs/benchmarks.md, "Growth").
+OFFSET = "I" if array("I").itemsize >= 4 else "L"
 
 
 class ParseError(Exception):

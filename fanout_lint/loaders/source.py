@@ -16,8 +16,10 @@ import bisect
 import gc
 import json
 import re
+from array import array
+from sys import intern
 
-from fanout_lint.loaders.located import MAX_DEPTH, Map, ParseError, Seq, Text
+from fanout_lint.loaders.located import MAX_DEPTH, OFFSET, Map, ParseError, Seq, Text
 from fanout_lint.model.nodes import Loc
 from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
 
@@ -112,87 +114,96 @@ def _tagged(tag: str, value, src: "Text", start: int, end: int):
         resource, _, attribute = value.partition(".")
         value = [resource, attribute]
     tagged = YamlMap()
-    tagged._src, tagged._at, tagged._end = src, start, end
+    tagged._src = src
+    tagged._offsets = array(OFFSET, (start, end, start, end, start, end))  # the tag and its value are one entry
     tagged[key] = value
-    tagged._spans = {key: _entry(start, end, start, end)}  # the tag and its value are one entry
     return tagged
 
 
-# An entry's four offsets (key start and end, value start and end) packed in one int: a
-# tuple of four would cost about 100 bytes more per entry, a third of a parsed template.
-_BITS = 32  # offsets fit: a template is at most MAX_BYTES (64 MiB)
-_MASK = (1 << _BITS) - 1
-
-
-def _entry(key_start: int, key_end: int, value_start: int, value_end: int) -> int:
-    return (((key_start << _BITS | key_end) << _BITS | value_start) << _BITS) | value_end
-
-
-def _key_of(entry: int) -> tuple[int, int]:
-    return entry >> 3 * _BITS, entry >> 2 * _BITS & _MASK
-
-
-def _value_of(entry: int) -> tuple[int, int]:
-    return entry >> _BITS & _MASK, entry & _MASK
 
 
 class YamlMap(Map):
     """A ``Map`` that keeps the character offsets libyaml marked, and makes ``loc``,
-    ``key_locs`` and spans from them when they are read (most never are)."""
+    ``key_locs`` and spans from them when they are read (most never are).
 
-    # _spans: key -> its entry's offsets (_entry); _end: after the content
-    __slots__ = ("_src", "_at", "_spans", "_end")
+    ``_offsets``: the mapping's start and end, then four per entry in the order of the
+    keys: key start, key end, value start, value end. ``_index``: key -> its entry's first
+    offset, made when an entry is first looked up (most mappings never are).
+    """
+
+    __slots__ = ("_src", "_offsets", "_index")
 
     __init__ = dict.__init__
 
     def __getattr__(self, name):
         # Only reached while the slot is unset: fill it once, then it is a plain read.
         if name == "loc":
-            self.loc = self._src.loc(self._at)
+            self.loc = self._src.loc(self._offsets[0])
             return self.loc
         if name == "key_locs":
-            span = self._src.line_span
-            self.key_locs = {key: span(*_key_of(entry)) for key, entry in self._spans.items()}
+            span, offsets = self._src.line_span, self._offsets
+            self.key_locs = {key: span(offsets[at], offsets[at + 1]) for key, at in zip(self, range(2, len(offsets), 4))}
             return self.key_locs
+        if name == "_index":
+            self._index = dict(zip(self, range(2, len(self._offsets), 4)))
+            return self._index
         raise AttributeError(name)
+
+    def _entry(self, key) -> int:
+        """Where ``key``'s entry starts in ``_offsets``; -1 when it is no key the parse
+        located (the loaders add keys to a parsed mapping, never remove one)."""
+        at = self._index.get(key, -1)
+        return at if at + 4 <= len(self._offsets) else -1
 
     def loc_of(self, key) -> Loc:
         # a key is on one line (YAML's simple keys are; a complex one spans from its start)
-        found = self._spans.get(key)
-        return self.loc if found is None else self._src.line_span(*_key_of(found))
+        at = self._entry(key)
+        return self.loc if at < 0 else self._src.line_span(self._offsets[at], self._offsets[at + 1])
 
     def span_of(self, key) -> Loc | None:
-        found = self._spans.get(key)
-        return None if found is None else self._src.span(_key_of(found)[0], _value_of(found)[1])
+        at = self._entry(key)
+        return None if at < 0 else self._src.span(self._offsets[at], self._offsets[at + 3])
 
     def value_span(self, key) -> Loc | None:
-        found = self._spans.get(key)
-        return None if found is None else self._src.span(*_value_of(found))
+        at = self._entry(key)
+        return None if at < 0 else self._src.span(self._offsets[at + 2], self._offsets[at + 3])
 
     def body(self) -> Loc | None:
-        return self._src.span(self._at, self._end)
+        return self._src.span(self._offsets[0], self._offsets[1])
+
+
+def _rewrite(container: YamlMap, rewritten: dict) -> None:
+    """Keys written twice: the last writing counts, as in PyYAML, and each keeps its place
+    among the keys, as a dict keeps it. One pass over the keys, whatever their number."""
+    offsets = container._offsets
+    for at, key in zip(range(2, len(offsets), 4), container):
+        entry = rewritten.get(key)
+        if entry is not None:
+            offsets[at:at + 4] = array(OFFSET, entry)
 
 
 class YamlSeq(Seq):
-    """A ``Seq`` that keeps each item's start offset and makes locations when read."""
+    """A ``Seq`` that keeps each item's start offset and makes locations when read.
 
-    __slots__ = ("_src", "_at", "_items")
+    ``_offsets``: the sequence's start, then each item's."""
+
+    __slots__ = ("_src", "_offsets")
 
     __init__ = list.__init__
 
     def __getattr__(self, name):
         if name == "loc":
-            self.loc = self._src.loc(self._at)
+            self.loc = self._src.loc(self._offsets[0])
             return self.loc
         if name == "item_locs":
             loc = self._src.loc
-            self.item_locs = [loc(offset) for offset in self._items]
+            self.item_locs = [loc(offset) for offset in self._offsets[1:]]
             return self.item_locs
         raise AttributeError(name)
 
     def loc_of(self, index: int) -> Loc:
         # One item's location, without making those of all the others.
-        return self._src.loc(self._items[index]) if 0 <= index < len(self._items) else self.loc
+        return self._src.loc(self._offsets[index + 1]) if 0 <= index < len(self._offsets) - 1 else self.loc
 
 
 def parse_yaml(text: str, file: str):
@@ -227,9 +238,12 @@ def _build(parser, file: str, text: str):
     """The document as YamlMap/YamlSeq/scalars, from libyaml's events.
 
     Each frame of the stack is [container, pending key or _NO_KEY, the key's (start, end)
-    offsets, tag, size, anchor, start offset, end of the last entry, flow style]. Only
+    offsets, tag, size, anchor, start offset, end of the last entry, flow style, the
+    entries of keys written twice (None until one is: see ``_rewrite``)]. Only
     offsets are kept (ints libyaml computed anyway); a block collection's end event is
     marked at the next token, lines below, so its span ends with its last entry instead.
+    Strings are interned: a template writes the same few dozen keys, types and names
+    thousands of times.
     """
     from yaml import (
         AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
@@ -237,7 +251,7 @@ def _build(parser, file: str, text: str):
     )
 
     # Names bound here, not looked up as globals: this loop runs once per YAML event.
-    get_event, scalar, hashable, entry = parser.get_event, _scalar, _hashable, _entry
+    get_event, scalar, hashable, offsets_of = parser.get_event, _scalar, _hashable, array
     src = Text(text, file)
     stack: list[list] = []
     anchors: dict[str, tuple[object, int]] = {}
@@ -265,6 +279,8 @@ def _build(parser, file: str, text: str):
                     )
             if kind is ScalarEvent:
                 value, size = scalar(event, src), 1
+                if type(value) is str:  # most are keys and type names a template writes many times
+                    value = intern(value)
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             if not stack:
@@ -277,13 +293,18 @@ def _build(parser, file: str, text: str):
             container = frame[0]
             if type(container) is YamlSeq:
                 container.append(value)
-                container._items.append(start)
+                container._offsets.append(start)
             elif frame[1] is _NO_KEY:
                 frame[1], frame[2] = hashable(value), (start, end)
             else:
                 key = frame[1]
+                if key in container:
+                    if frame[9] is None:
+                        frame[9] = {}
+                    frame[9][key] = (*frame[2], start, end)
+                else:
+                    container._offsets.extend((*frame[2], start, end))
                 container[key] = value
-                container._spans[key] = entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is MappingStartEvent or kind is SequenceStartEvent:
             if len(stack) >= MAX_DEPTH:
@@ -293,18 +314,20 @@ def _build(parser, file: str, text: str):
             start = event.start_mark.index
             if kind is MappingStartEvent:
                 container = YamlMap()
-                container._spans = {}
+                container._offsets = offsets_of(OFFSET, (start, start))  # its end comes with its end event
             else:
                 container = YamlSeq()
-                container._items = []
-            container._src, container._at = src, start
+                container._offsets = offsets_of(OFFSET, (start,))
+            container._src = src
             tag = event.tag if event.tag and event.tag.startswith("!") else None
-            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style])
+            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style, None])
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            container, _, _, tag, size, anchor, start, last, flow = stack.pop()
+            container, _, _, tag, size, anchor, start, last, flow, rewritten = stack.pop()
             end = event.end_mark.index if flow or last is None else last
             if kind is MappingEndEvent:
-                container._end = end
+                container._offsets[1] = end
+                if rewritten:
+                    _rewrite(container, rewritten)
             value = _tagged(tag, container, src, start, end) if tag else container
             if anchor:
                 anchors[anchor] = (value, size)
@@ -317,13 +340,18 @@ def _build(parser, file: str, text: str):
             parent = frame[0]
             if type(parent) is YamlSeq:
                 parent.append(value)
-                parent._items.append(start)
+                parent._offsets.append(start)
             elif frame[1] is _NO_KEY:
                 frame[1], frame[2] = hashable(value), (start, end)
             else:
                 key = frame[1]
+                if key in parent:
+                    if frame[9] is None:
+                        frame[9] = {}
+                    frame[9][key] = (*frame[2], start, end)
+                else:
+                    parent._offsets.extend((*frame[2], start, end))
                 parent[key] = value
-                parent._spans[key] = entry(*frame[2], start, end)
                 frame[1] = _NO_KEY
         elif kind is StreamEndEvent:
             done = True
