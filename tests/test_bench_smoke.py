@@ -67,6 +67,39 @@ def test_breakdown_times_the_templates_of_a_directory(capsys):
     assert breakdown.main(["--cloudformation", fixtures, "--passes", "1"]) == 0
     out = capsys.readouterr().out
     assert f"CloudFormation templates of {fixtures}" in out and "| fanout-lint: graph |" in out
+    assert "| fanout-lint: linking (the whole check less one with --no-link) |" in out
+
+
+def test_breakdown_times_the_candidates_that_are_no_template_apart(tmp_path):
+    from bench import breakdown
+
+    template = tmp_path / "template.yaml"
+    template.write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n")
+    compose = tmp_path / "compose.yaml"  # names "service", holds no template
+    compose.write_text("services:\n  web:\n    image: nginx\n")
+    steps = breakdown.measure(str(tmp_path), [str(template), str(compose)], 1, whole=[str(template), str(compose)])
+    assert steps["fanout-lint: candidates that are no template"] > 0
+    assert "fanout-lint: the rest (discovery, report)" in steps
+    alone = breakdown.measure(str(tmp_path), [str(template)], 1, whole=[str(template)])
+    assert "fanout-lint: candidates that are no template" not in alone
+
+
+def test_memory_measures_a_units_parsed_tree_and_graph(capsys):
+    from bench import memory
+
+    assert memory.main(["--resources", "40", "--formats", "yaml,json"]) == 0
+    out = capsys.readouterr().out
+    assert "| yaml | " in out and "| json | " in out and "parsed tree bytes a resource" in out
+
+
+def test_memory_counts_what_the_parse_and_the_graph_keep(tmp_path):
+    from bench import memory
+
+    small = generate_repo(str(tmp_path / "small"), 1, 20, ("yaml",), seed=3)
+    large = generate_repo(str(tmp_path / "large"), 1, 200, ("yaml",), seed=3)
+    a, b = (memory.measure(unit.path) for unit in (small[0], large[0]))
+    assert 0 < a["parse"] < b["parse"] and 0 < a["graph"] < b["graph"]
+    assert a["resources"] < b["resources"]
 
 
 def test_breakdown_times_terraform_units_step_by_step(capsys):
