@@ -109,7 +109,8 @@ def plan(candidates: list[Candidate], named: list[str], exclude: tuple[str, ...]
     scan = _Scan(exclude, repo_root, scan_repo_root)
     run = {file_key(path): path for path in templates}
     universe = dict(run)
-    for root in scan.roots_to_scan([p for p in named if file_key(p) in run]):
+    named_keys = {file_key(p): p for p in named}
+    for root in scan.roots_to_scan([(key, p) for key, p in named_keys.items() if key in run]):
         for path in walk_templates(root, exclude):
             universe.setdefault(file_key(path), path)
     applications = scan.applications(universe, run)
@@ -140,6 +141,7 @@ class _Scan:
         self._facts: dict[str, Facts] = {}
         self._stack_names: dict[str, dict[str, str]] = {}
         self._roots: dict[str, str] = {}
+        self._tops: dict[str, str | None] = {}  # directory -> its git top level
 
     # -- bytes ----------------------------------------------------------------
     def data(self, path: str) -> bytes:
@@ -163,22 +165,25 @@ class _Scan:
             self._roots[directory] = repository_root(path, self.repo_root)
         return self._roots[directory]
 
-    def roots_to_scan(self, named: list[str]) -> list[str]:
-        """The repositories of the named templates that may link (a named template is
-        scanned for when it may import, export, nest, or be nested: it has parameters or
-        outputs)."""
+    def roots_to_scan(self, named: list[tuple[str, str]]) -> list[str]:
+        """The repositories of the named templates (``file_key``, path) that may link (a
+        named template is scanned for when it may import, export, nest, or be nested: it
+        has parameters or outputs)."""
         roots: dict[str, None] = {}
-        for path in named:
+        for key, path in named:
             data = self.data(path)
-            self._marks[file_key(path)] = marks(data)
-            if self._marks[file_key(path)].any or any(m in data for m in SCAN_MARKS):
-                top = top_level(os.path.dirname(os.path.abspath(path)))
+            found = self._marks[key] = marks(data)
+            if found.any or any(m in data for m in SCAN_MARKS):
+                top = self.top_level(os.path.dirname(os.path.abspath(path)))
                 if top is None and self.scan_repo_root and _inside(os.path.abspath(path),
                                                                    os.path.abspath(self.repo_root)):
                     top = os.path.abspath(self.repo_root)
                 if top is not None:
                     roots[_spelled(top)] = None
         return list(roots)
+
+    def top_level(self, directory: str) -> str | None:
+        return top_level(directory, self._tops)  # a directory above many templates is looked at once
 
     # -- facts ----------------------------------------------------------------
     def stack_name(self, path: str) -> str | None:

@@ -10,16 +10,30 @@ from __future__ import annotations
 import os
 
 
-def top_level(start: str) -> str | None:
-    """The nearest directory at or above ``start`` holding ``.git``, or None."""
+def top_level(start: str, known: dict[str, str | None] | None = None) -> str | None:
+    """The nearest directory at or above ``start`` holding ``.git``, or None.
+
+    ``known``: directory -> its answer, from earlier calls, and filled by this one for
+    every directory it passes: a run that asks for thousands of templates' directories
+    looks at each directory above them once."""
     directory = os.path.abspath(start)
-    while True:
+    passed = []
+    while known is None or directory not in known:
         if os.path.exists(os.path.join(directory, ".git")):
-            return directory
+            found: str | None = directory
+            break
+        passed.append(directory)
         parent = os.path.dirname(directory)
         if parent == directory:
-            return None
+            found = None
+            break
         directory = parent
+    else:
+        found = known[directory]
+    if known is not None:
+        for directory in passed:
+            known[directory] = found
+    return found
 
 
 def repo_root(given: str | None, cwd: str) -> str:

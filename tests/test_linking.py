@@ -602,3 +602,18 @@ def test_outside_git_a_named_template_links_with_its_directory_tree_only_under_r
     assert "FL201" not in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
     main(["billing.yaml", "--format", "json", "--repo-root", "."])
     assert "FL201" in [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
+
+
+def test_the_git_top_level_is_the_same_with_a_memo_of_directories(tmp_path):
+    from fanout_lint.repository import top_level
+
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    deep, other, outside = tmp_path / "repo" / "a" / "b", tmp_path / "repo" / "a" / "c", tmp_path / "x"
+    for directory in (deep, other, outside):
+        directory.mkdir(parents=True)
+    known: dict = {}
+    for directory in (deep, other, outside, deep, tmp_path / "repo"):
+        assert top_level(str(directory), known) == top_level(str(directory))
+    assert top_level(str(deep)) == str(tmp_path / "repo")
+    assert known[str(tmp_path / "repo" / "a")] == str(tmp_path / "repo")  # passed on the way up, remembered
+    assert known[str(outside)] == top_level(str(outside))
