@@ -239,6 +239,26 @@ def test_empty_file_is_not_a_template_and_not_an_error(capsys, tmp_path, good):
     assert_good_linted(report, good)
 
 
+def test_broken_json_that_names_the_words_only_in_values_is_no_template(capsys, tmp_path, good):
+    # A repository's pattern descriptions and API models mention "services" and
+    # "Resources" in their text; broken or not, they are no template and no error.
+    (tmp_path / "pattern.json").write_text('{"title": "Fan-out", "services": ["sns" "sqs"],\n'
+                                          ' "text": "Resources: a queue, and a \\"service\\"", "n": 1')
+    code, report, _ = check(capsys, tmp_path)
+    assert report["errors"] == []
+    assert_good_linted(report, good)
+
+
+@pytest.mark.parametrize("key", ['"Resources"', '"Resources" \n\t:', '"service"', '"planned_values"'])
+def test_broken_json_that_writes_a_template_word_as_a_key_is_an_error(capsys, tmp_path, good, key):
+    text = "{" + key + ("" if key.endswith(":") else ":") + ' {"Q": {"Type": "AWS::SQS::Queue",}}}'
+    (tmp_path / "broken.json").write_text(text)
+    code, report, _ = check(capsys, tmp_path)
+    assert code == 2
+    assert [(os.path.basename(e["file"]), e["message"][:12]) for e in report["errors"]] == [("broken.json", "invalid JSON")]
+    assert_good_linted(report, good)
+
+
 def test_symlink_loop_in_a_walked_directory(capsys, tmp_path, good):
     (tmp_path / "nested").mkdir()
     os.symlink(tmp_path, tmp_path / "nested" / "loop")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import re
 from dataclasses import dataclass
 
 from fanout_lint.discover import Candidate
@@ -20,6 +21,27 @@ if TYPE_CHECKING:
 # Words one of which every template (or plan, or Serverless Framework service) contains;
 # other files are not parsed.
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values", "service")
+# In JSON one of them is a key: quoted, then a colon (JSON's blanks between).
+_QUOTED_MARKERS = tuple(f'"{marker}"' for marker in _MARKERS)
+_COLON_AFTER_BLANKS = re.compile(r"[ \t\n\r]*:")
+
+
+def _may_be_read(text: str, syntax: str) -> bool:
+    """Whether a file that holds a marker may be a template, plan or service. A JSON one
+    writes a marker as a key; the JSON files a repository holds beside its templates
+    (package manifests, API models, test snapshots, tens of megabytes of them in a large
+    repository) mostly name the words in values, and parsing them only to find that out
+    cost more than linting the templates beside them."""
+    if syntax != "json":
+        return True
+    for quoted in _QUOTED_MARKERS:
+        found = text.find(quoted)
+        while found >= 0:
+            # each match of blanks starts after a quote, so no two overlap: linear
+            if _COLON_AFTER_BLANKS.match(text, found + len(quoted)):
+                return True
+            found = text.find(quoted, found + 1)
+    return False
 
 
 def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
@@ -65,6 +87,8 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         if not any(marker in text for marker in _MARKERS):
             return None  # not a template: pre-commit hands us every YAML and JSON file
         syntax = _syntax(text, path)
+        if not _may_be_read(text, syntax):
+            return None
         if syntax == "json" and not located:
             return Parsed(_plain_json(text, path), syntax, text)
         if syntax == "json":
@@ -121,7 +145,10 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
     text = decode(data)
     if not any(marker in text for marker in _MARKERS):
         return None
-    if _syntax(text, path) == "json":
+    syntax = _syntax(text, path)
+    if not _may_be_read(text, syntax):
+        return None
+    if syntax == "json":
         parsed = _plain_json(text, path)
     else:
         from fanout_lint.loaders.link_sections import cut
