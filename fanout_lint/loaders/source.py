@@ -172,6 +172,13 @@ class YamlMap(Map):
         return self._src.span(self._offsets[0], self._offsets[1])
 
 
+def _written_again(frame: list, key, start: int, end: int) -> None:
+    """A key its mapping (``frame``'s) already holds: its entry, put in place at the end."""
+    if frame[9] is None:
+        frame[9] = {}
+    frame[9][key] = (*frame[2], start, end)
+
+
 def _rewrite(container: YamlMap, rewritten: dict) -> None:
     """Keys written twice: the last writing counts, as in PyYAML, and each keeps its place
     among the keys, as a dict keeps it. One pass over the keys, whatever their number."""
@@ -299,9 +306,7 @@ def _build(parser, file: str, text: str):
             else:
                 key = frame[1]
                 if key in container:
-                    if frame[9] is None:
-                        frame[9] = {}
-                    frame[9][key] = (*frame[2], start, end)
+                    _written_again(frame, key, start, end)
                 else:
                     container._offsets.extend((*frame[2], start, end))
                 container[key] = value
@@ -346,9 +351,7 @@ def _build(parser, file: str, text: str):
             else:
                 key = frame[1]
                 if key in parent:
-                    if frame[9] is None:
-                        frame[9] = {}
-                    frame[9][key] = (*frame[2], start, end)
+                    _written_again(frame, key, start, end)
                 else:
                     parent._offsets.extend((*frame[2], start, end))
                 parent[key] = value
