@@ -259,6 +259,17 @@ def test_broken_json_that_writes_a_template_word_as_a_key_is_an_error(capsys, tm
     assert_good_linted(report, good)
 
 
+@pytest.mark.parametrize("values", [0, 3, 5000])
+def test_a_template_word_as_a_key_is_found_after_any_number_of_it_in_values(values):
+    from fanout_lint.loaders import _may_be_read
+
+    before = '{"a": [' + ", ".join(['"service"'] * values) + "]"
+    assert _may_be_read(before + ', "Resources" :\n {}}', "json")
+    assert _may_be_read(before + ', "service": "x"}', "json")
+    assert not _may_be_read(before + ', "b": "Resources:"}', "json")
+    assert _may_be_read(before + "}", "yaml")  # YAML is told by its parse
+
+
 def test_symlink_loop_in_a_walked_directory(capsys, tmp_path, good):
     (tmp_path / "nested").mkdir()
     os.symlink(tmp_path, tmp_path / "nested" / "loop")
