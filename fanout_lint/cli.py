@@ -43,9 +43,9 @@ def _terminal_width() -> int:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser, with the options of ``command`` (every command's when None: ``--help``).
-    A run builds only its own command's options: the others would cost their modules'
-    imports at every start."""
+    """The parser of ``command`` (of every command when None: ``--help``). A run builds
+    only its own command: the others would cost their modules' imports, and each parser
+    its translated help texts, at every start."""
     parser = _Parser(
         prog="fanout-lint",
         description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation and Terraform.",
@@ -58,10 +58,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "explain": "print a rule's documentation",
         "graph": "draw the topology with its findings (Mermaid, DOT, JSON, markdown)",
     }
-    for name in COMMANDS:
-        child = sub.add_parser(name, help=helps[name])
-        if command in (None, name):
-            _OPTIONS[name](child)
+    for name in COMMANDS if command is None else (command,):
+        _OPTIONS[name](sub.add_parser(name, help=helps[name]))
     return parser
 
 

@@ -18,7 +18,6 @@ a Terraform comment that is on no resource block (above a ``module`` block, say)
 
 from __future__ import annotations
 
-import datetime
 import re
 from dataclasses import dataclass, field
 
@@ -28,6 +27,10 @@ from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.rule import Rule
 from fanout_lint.settings import find_rule, renamed, rule_suggestion
 from fanout_lint.untrusted import clean_path
+
+TYPE_CHECKING = False  # typing's, without importing typing
+if TYPE_CHECKING:
+    import datetime
 
 ALL = "all"  # ``ignore=all``: every rule
 MARK = "fanout-lint:"
@@ -52,7 +55,6 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     """Split ``findings`` into kept and suppressed, and report every faulty or unused
     suppression of ``graph``. ``ran``: the rules that ran (default: all of ``rules``); a
     suppression of a rule that did not run is not called unused."""
-    today = today or datetime.date.today()
     ran_ids = {r.id for r in (ran if ran is not None else rules)}
     applied = Applied()
     notices: dict[Notice, None] = {}  # SAM copies a resource's metadata onto what it generates
@@ -105,8 +107,9 @@ def _key(suppression: Suppression) -> tuple:
     return (where, suppression.rule.strip(), suppression.syntax)
 
 
-def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today: datetime.date) -> str:
-    """Why this suppression does not apply, or "" when it does."""
+def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today: datetime.date | None) -> str:
+    """Why this suppression does not apply, or "" when it does (on ``today``; None: the
+    real today)."""
     key = suppression.rule.strip()
     if key.lower() != ALL and find_rule(rules, key) is None:
         hint = rule_suggestion(rules, key) or " (see `fanout-lint rules`)"
@@ -121,13 +124,15 @@ def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today
             hint = "`reason: ...`"
         return f"suppression of {key} has no reason; it is not applied (add {hint})"
     if suppression.until:
+        import datetime  # here: a run whose suppressions have no end date imports none
+
         try:
             until = datetime.date.fromisoformat(str(suppression.until).strip())
         except ValueError:
             written = f"until={suppression.until}" if comment else f"until: {suppression.until!r}"
             return (f"suppression of {key} has {written}, not a date "
                     "(YYYY-MM-DD); it is not applied")
-        if today > until:
+        if (today or datetime.date.today()) > until:
             return f"suppression of {key} expired on {until.isoformat()}; it no longer suppresses"
     return ""
 
