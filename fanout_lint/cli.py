@@ -51,7 +51,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation and Terraform.",
     )
     parser.add_argument("--version", action="version", version=f"fanout-lint {__version__}")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    # every command in the usage line, also of a parser that knows only the one that runs
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{" + ",".join(COMMANDS) + "}")
     helps = {
         "check": "lint files and directories (the default command)",
         "rules": "list the rules, as the configuration sets them (on/off, severity)",

@@ -95,6 +95,7 @@ def test_every_dataclass_writes_its_own_docstring():
     assert not undocumented, undocumented
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="dataclasses reads inspect for every class from 3.12")
 def test_a_run_imports_no_inspect(tmp_path):
     # dataclasses imports it only to write the docstrings no class here lacks: the entry
     # point stands in for it (fanout_lint/launch.py)
@@ -153,3 +154,31 @@ def test_the_process_ends_with_its_output_whole_and_its_exit_code(tmp_path, caps
         assert (done.returncode, done.stdout) == (code, capsys.readouterr().out)
         assert done.stdout.endswith("}\n")
     assert len(done.stdout) > 100 and code == 0
+
+
+def test_a_profiler_or_an_exit_handler_of_the_caller_still_gets_the_exit(tmp_path):
+    # the entry point's quick exit is for a process nothing else watches
+    stats = tmp_path / "run.prof"
+    clean = os.path.join(ROOT, "examples", "clean")
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "fanout_lint", "--no-cache",
+                           clean], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert stats.stat().st_size > 0
+    marker = tmp_path / "exit-handler-ran"
+    script = (f"import atexit, sys; atexit.register(open, {str(marker)!r}, 'w'); "
+              f"sys.argv[1:] = ['--no-cache', {clean!r}]; from fanout_lint.launch import main; sys.exit(main())")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.endswith("checked\n"), done.stderr
+    assert marker.exists()
+
+
+def test_a_serial_run_leaves_nothing_watching_its_exit():
+    # else the quick exit would never be taken: a run that imports a worker pool, or
+    # registers an exit handler, would lose it unnoticed
+    script = ("import io, contextlib, sys; from fanout_lint.cli import main; from fanout_lint.launch import watched\n"
+              "for paths in (['examples/broken'], ['tests/fixtures/missing-dlq']):\n"
+              "    with contextlib.redirect_stdout(io.StringIO()):\n"
+              "        main(['--no-cache', '-j', '1', *paths])\n"
+              "print(watched())")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.stdout == "False\n", done.stderr
