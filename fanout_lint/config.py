@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass, field, replace
 
 from fanout_lint.findings import Severity
+from fanout_lint.model.record import Record
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import (
@@ -38,8 +39,8 @@ class ConfigError(Exception):
     """A configuration problem, already phrased as ``file[:line]: message``."""
 
 
-@dataclass(eq=False)
-class FileConfig:
+@dataclass(eq=False, repr=False)
+class FileConfig(Record):
     """What one configuration file sets (None or empty where it says nothing)."""
 
     path: str
@@ -381,8 +382,8 @@ def _kind(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-@dataclass(eq=False)
-class Flags:
+@dataclass(eq=False, repr=False)
+class Flags(Record):
     """What the command line said; empty or None means "not given"."""
 
     select: tuple[str, ...] = ()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 
 from fanout_lint.model.nodes import Loc, Suppression
+from fanout_lint.model.record import Record
 from fanout_lint.untrusted import clean, clean_loc, clean_optional, clean_path
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -38,8 +39,8 @@ class Severity(enum.Enum):
             raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
 
 
-@dataclass(unsafe_hash=True)
-class Related:
+@dataclass(unsafe_hash=True, repr=False)
+class Related(Record):
     """Another resource a finding involves, and its part in it."""
 
     resource: str
@@ -60,8 +61,8 @@ class Related:
         }
 
 
-@dataclass(unsafe_hash=True)
-class Edit:
+@dataclass(unsafe_hash=True, repr=False)
+class Edit(Record):
     """Replace the text from (line, column) to (end_line, end_column) of ``file`` with
     ``text``; an empty range inserts. Lines and columns are 1-based, columns count
     characters and the end is exclusive, as in ``Loc``."""
@@ -79,8 +80,8 @@ class Edit:
                 "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
 
 
-@dataclass(unsafe_hash=True)
-class FindingFix:
+@dataclass(unsafe_hash=True, repr=False)
+class FindingFix(Record):
     """A finding's fix as text edits, all in the files of its unit."""
 
     description: str  # what it sets: "VisibilityTimeout: 360"
@@ -92,8 +93,8 @@ class FindingFix:
                 "edits": [e.as_dict() for e in self.edits]}
 
 
-@dataclass(unsafe_hash=True)
-class Finding:
+@dataclass(unsafe_hash=True, repr=False)
+class Finding(Record):
     """One rule's verdict on one resource, with where it is written and how to fix it."""
 
     rule: str  # the rule ID
@@ -145,8 +146,8 @@ class Finding:
         return data
 
 
-@dataclass(unsafe_hash=True)
-class LoadError:
+@dataclass(unsafe_hash=True, repr=False)
+class LoadError(Record):
     """A file that could not be read or parsed, or a rule that crashed on a unit."""
 
     file: str
@@ -189,8 +190,8 @@ def where(file: str, line: int | None = None, column: int | None = None) -> str:
     return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"
 
 
-@dataclass(unsafe_hash=True)
-class Notice:
+@dataclass(unsafe_hash=True, repr=False)
+class Notice(Record):
     """A warning about the run itself, not about the topology; it never gates."""
 
     loc: Loc
@@ -210,8 +211,8 @@ class Notice:
         return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
 
 
-@dataclass(unsafe_hash=True)
-class Skipped:
+@dataclass(unsafe_hash=True, repr=False)
+class Skipped(Record):
     """A file the run did not lint, and why (Serverless Framework, not a template, ...)."""
 
     path: str
@@ -225,8 +226,8 @@ class Skipped:
         return f"{where(self.path)}: {self.reason}"
 
 
-@dataclass(unsafe_hash=True)
-class Suppressed:
+@dataclass(unsafe_hash=True, repr=False)
+class Suppressed(Record):
     """A finding hidden by an inline suppression, shown with ``--show-suppressed``."""
 
     finding: Finding

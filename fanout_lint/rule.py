@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Node
+from fanout_lint.model.record import Record
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping
 
 
-@dataclass(frozen=True, eq=False)
-class Option:
+@dataclass(frozen=True, eq=False, repr=False)
+class Option(Record):
     """A setting of a rule that configuration may change."""
 
     name: str  # kebab-case, as written in configuration
@@ -29,8 +30,8 @@ class Option:
     description: str
 
 
-@dataclass(frozen=True, eq=False)
-class Fix:
+@dataclass(frozen=True, eq=False, repr=False)
+class Fix(Record):
     """A mechanical repair: set one setting of the violation's node to a value.
 
     Safe when it cannot change what the consumer's code sees (a longer visibility
@@ -46,8 +47,8 @@ class Fix:
     safe: bool
 
 
-@dataclass(unsafe_hash=True)
-class Violation:
+@dataclass(unsafe_hash=True, repr=False)
+class Violation(Record):
     """What a check reports: where the fix goes, what is wrong, and who else is involved."""
 
     at: Node
@@ -61,8 +62,8 @@ if TYPE_CHECKING:
     Check = Callable[[Graph, Mapping[str, Any]], Iterable[Violation]]
 
 
-@dataclass(frozen=True, eq=False)
-class Rule:
+@dataclass(frozen=True, eq=False, repr=False)
+class Rule(Record):
     """A rule: its identity, documentation, options and check."""
 
     id: str

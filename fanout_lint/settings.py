@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from fanout_lint.findings import Severity
+from fanout_lint.model.record import Record
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
 
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 _PREFIX = re.compile(r"FL[0-9]{0,2}")
 
 
-@dataclass(eq=False)
-class Settings:
+@dataclass(eq=False, repr=False)
+class Settings(Record):
     """What a run is asked to do (from the configuration and the flags)."""
 
     select: tuple[str, ...] = ()  # IDs, names or ID prefixes; empty means all rules

@@ -182,3 +182,40 @@ def test_a_serial_run_leaves_nothing_watching_its_exit():
               "print(watched())")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.stdout == "False\n", done.stderr
+
+
+def _package_classes():
+    import importlib
+    import pkgutil
+
+    import fanout_lint
+
+    for info in pkgutil.walk_packages(fanout_lint.__path__, "fanout_lint."):
+        if info.name.endswith(("__main__", "cfnlint_plugin", "cfnlint_adapter")):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                yield value
+
+
+def test_records_show_themselves_as_dataclasses_would():
+    # one __repr__ for every record (model/record.py), none compiled per class
+    import dataclasses
+
+    from fanout_lint.model.record import Record
+
+    records = [c for c in _package_classes() if issubclass(c, Record) and dataclasses.is_dataclass(c)]
+    assert len(records) > 50
+    for cls in records:
+        assert "__repr__" not in vars(cls), f"{cls.__qualname__}: give dataclass() repr=False"
+        fields = dataclasses.fields(cls)
+        twin = dataclasses.make_dataclass(cls.__name__, [(f.name, object, dataclasses.field(repr=f.repr))
+                                                         for f in fields])
+        ours, theirs = object.__new__(cls), object.__new__(twin)
+        for number, f in enumerate(fields):
+            for record in (ours, theirs):
+                object.__setattr__(record, f.name, [f.name, number])
+        assert repr(ours) == repr(theirs).replace(twin.__qualname__, cls.__qualname__, 1)
+    assert repr(next(c for c in records if c.__name__ == "Loc")("t.yaml", 3, 5)) == \
+        "Loc(file='t.yaml', line=3, column=5, end_line=0, end_column=0)"

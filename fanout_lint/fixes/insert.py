@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from fanout_lint.fixes.positions import Lines
 from fanout_lint.fixes.render import HCL, JSON, YAML, entry, key
 from fanout_lint.model.nodes import Loc
+from fanout_lint.model.record import Record
 
 
-@dataclass(unsafe_hash=True)
-class Change:
+@dataclass(unsafe_hash=True, repr=False)
+class Change(Record):
     """Replace ``text[start:end]`` with ``new`` (offsets into the source text)."""
 
     start: int
@@ -35,8 +36,8 @@ class Change:
     new: str
 
 
-@dataclass(unsafe_hash=True)
-class Setting:
+@dataclass(unsafe_hash=True, repr=False)
+class Setting(Record):
     """What to insert: the key, its value as written, and the keys to create around it."""
 
     name: str

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fanout_lint.findings import Finding, LoadError
 from fanout_lint.fixes.apply import FileChange, prepare
 from fanout_lint.fixes.select import applicable, select
+from fanout_lint.model.record import Record
 from fanout_lint.regular_files import write_atomic
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 MAX_ROUNDS = 4
 
 
-@dataclass
-class Outcome:
+@dataclass(repr=False)
+class Outcome(Record):
     """What rounds of fixes did (or, with ``--diff``, would do), and the last lint's result."""
 
     result: "Result"  # the last lint: the report

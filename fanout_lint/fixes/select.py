@@ -13,6 +13,7 @@ import bisect
 from dataclasses import dataclass, field
 
 from fanout_lint.findings import Edit, Finding
+from fanout_lint.model.record import Record
 
 
 def applicable(finding: Finding, unsafe: bool) -> bool:
@@ -20,8 +21,8 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (finding.fix.safe or unsafe)
 
 
-@dataclass
-class Selection:
+@dataclass(repr=False)
+class Selection(Record):
     """The findings of one round of fixes: fixed now, fixed by another's fix, or left for the next round."""
 
     chosen: list[Finding] = field(default_factory=list)  # their fixes are applied

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fanout_lint.model.record import Record
+
 MAX_DEPTH = 200  # deeper expressions are hostile input, not Terraform
 
 
@@ -23,45 +25,45 @@ class HclError(Exception):
 
 # -- expressions ---------------------------------------------------------------
 
-@dataclass(unsafe_hash=True)
-class Literal:
+@dataclass(unsafe_hash=True, repr=False)
+class Literal(Record):
     """A number, string without interpolation, ``true``, ``false`` or ``null``."""
 
     value: object  # str, int, float, bool or None
 
 
-@dataclass(unsafe_hash=True)
-class Template:
+@dataclass(unsafe_hash=True, repr=False)
+class Template(Record):
     """A quoted string or heredoc: text and interpolated expressions."""
 
     parts: tuple  # of str | Expr
 
 
-@dataclass(unsafe_hash=True)
-class Name:
+@dataclass(unsafe_hash=True, repr=False)
+class Name(Record):
     """A bare identifier: ``var``, ``local``, ``aws_sqs_queue``, ``count``, ..."""
 
     name: str
 
 
-@dataclass(unsafe_hash=True)
-class GetAttr:
+@dataclass(unsafe_hash=True, repr=False)
+class GetAttr(Record):
     """``obj.name``: an attribute of what ``obj`` evaluates to."""
 
     obj: "Expr"
     name: str
 
 
-@dataclass(unsafe_hash=True)
-class Index:
+@dataclass(unsafe_hash=True, repr=False)
+class Index(Record):
     """``obj[key]``: an element of a list, map or object."""
 
     obj: "Expr"
     key: "Expr"
 
 
-@dataclass(unsafe_hash=True)
-class Call:
+@dataclass(unsafe_hash=True, repr=False)
+class Call(Record):
     """A function call, ``name(args...)``."""
 
     name: str
@@ -69,8 +71,8 @@ class Call:
     expand: bool = False  # f(list...)
 
 
-@dataclass(unsafe_hash=True)
-class Binary:
+@dataclass(unsafe_hash=True, repr=False)
+class Binary(Record):
     """``left op right``: arithmetic, comparison or logic."""
 
     op: str
@@ -78,16 +80,16 @@ class Binary:
     right: "Expr"
 
 
-@dataclass(unsafe_hash=True)
-class Unary:
+@dataclass(unsafe_hash=True, repr=False)
+class Unary(Record):
     """``!operand`` or ``-operand``."""
 
     op: str
     operand: "Expr"
 
 
-@dataclass(unsafe_hash=True)
-class Conditional:
+@dataclass(unsafe_hash=True, repr=False)
+class Conditional(Record):
     """``condition ? then : otherwise``."""
 
     condition: "Expr"
@@ -95,15 +97,15 @@ class Conditional:
     otherwise: "Expr"
 
 
-@dataclass(unsafe_hash=True)
-class TupleExpr:
+@dataclass(unsafe_hash=True, repr=False)
+class TupleExpr(Record):
     """A list written ``[a, b, ...]``."""
 
     items: tuple
 
 
-@dataclass(unsafe_hash=True)
-class ObjectExpr:
+@dataclass(unsafe_hash=True, repr=False)
+class ObjectExpr(Record):
     """An object written ``{key = value, ...}``, with where it and its items are written."""
 
     items: tuple  # of (key Expr, value Expr)
@@ -113,8 +115,8 @@ class ObjectExpr:
     item_pos: tuple = field(default=(), compare=False)
 
 
-@dataclass(unsafe_hash=True)
-class Opaque:
+@dataclass(unsafe_hash=True, repr=False)
+class Opaque(Record):
     """Syntax we do not evaluate; always unknown."""
 
     reason: str
@@ -129,8 +131,8 @@ Expr = Literal | Template | Name | GetAttr | Index | Call | Binary | Unary | Con
 Pos = tuple
 
 
-@dataclass(unsafe_hash=True)
-class Attribute:
+@dataclass(unsafe_hash=True, repr=False)
+class Attribute(Record):
     """``name = expr`` in a body, with where it is written."""
 
     name: str
@@ -146,8 +148,8 @@ class Attribute:
         return (self.line, self.column, end[2], end[3])
 
 
-@dataclass(unsafe_hash=True)
-class Block:
+@dataclass(unsafe_hash=True, repr=False)
+class Block(Record):
     """A block: ``type "label" ... { body }``, with its lines and columns."""
 
     type: str
@@ -160,8 +162,8 @@ class Block:
     header_end: tuple = (0, 0)  # (line, column) just after the last label: the resource's own span
 
 
-@dataclass(unsafe_hash=True)
-class Body:
+@dataclass(unsafe_hash=True, repr=False)
+class Body(Record):
     """The attributes and nested blocks of a file or a block."""
 
     attributes: dict = field(default_factory=dict)  # name -> Attribute
@@ -171,16 +173,16 @@ class Body:
         return [b for b in self.blocks if b.type == kind]
 
 
-@dataclass(unsafe_hash=True)
-class Comment:
+@dataclass(unsafe_hash=True, repr=False)
+class Comment(Record):
     """One line of a comment, for inline suppressions."""
 
     line: int
     text: str  # without the comment marker
 
 
-@dataclass(unsafe_hash=True)
-class HclFile:
+@dataclass(unsafe_hash=True, repr=False)
+class HclFile(Record):
     """One Terraform file: its top-level body and its comments."""
 
     path: str

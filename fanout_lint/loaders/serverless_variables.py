@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from fanout_lint.budget import Budget, TooLarge
+from fanout_lint.model.record import Record
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ _SOURCE = re.compile(r"([^:()]+)(?:\((.*)\))?(?::(.*))?\Z", re.DOTALL)
 MAX_PLACEHOLDERS = 1000  # in one string: past any real configuration
 
 
-@dataclass(unsafe_hash=True)
-class Pseudo:
+@dataclass(unsafe_hash=True, repr=False)
+class Pseudo(Record):
     """A pseudo parameter a variable resolves to (``AWS::Region``), known only at deploy time."""
 
     name: str  # AWS::Region
@@ -57,8 +58,8 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
-@dataclass
-class Resolution:
+@dataclass(repr=False)
+class Resolution(Record):
     """What resolving a service's variables found, beside the values themselves."""
 
     # the parameters (without default) that unknown values refer to

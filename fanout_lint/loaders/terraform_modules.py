@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.findings import LoadError
+from fanout_lint.model.record import Record
 from fanout_lint.loaders.hcl_expressions import (
     EvalError,
     Evaluator,
@@ -49,8 +50,8 @@ _RELEVANT = re.compile(
 )
 
 
-@dataclass
-class Resource:
+@dataclass(repr=False)
+class Resource(Record):
     """One ``resource`` or ``data`` block, wherever it is in the module tree."""
 
     address: str
@@ -62,8 +63,8 @@ class Resource:
     mode: str = "managed"  # managed | data
 
 
-@dataclass
-class UnitState:
+@dataclass(repr=False)
+class UnitState(Record):
     """One Terraform unit as it is read: its files, texts, comments, resources and errors."""
 
     path: str

@@ -28,6 +28,7 @@ from functools import cached_property
 
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
+from fanout_lint.model.record import Record
 from fanout_lint.model.nodes import (
     NESTS,
     Bucket,
@@ -66,8 +67,8 @@ FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "
 CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION)
 
 
-@dataclass(unsafe_hash=True)
-class Mark:
+@dataclass(unsafe_hash=True, repr=False)
+class Mark(Record):
     """A finding as a diagram shows it."""
 
     rule: str
@@ -78,8 +79,8 @@ class Mark:
         return {"rule": self.rule, "name": self.name, "severity": self.severity.value}
 
 
-@dataclass(unsafe_hash=True)
-class Cluster:
+@dataclass(unsafe_hash=True, repr=False)
+class Cluster(Record):
     """One unit of the drawing: a template file or a Terraform directory."""
 
     id: str
@@ -90,8 +91,8 @@ class Cluster:
         self.path = clean(self.path)
 
 
-@dataclass(unsafe_hash=True)
-class ViewNode:
+@dataclass(unsafe_hash=True, repr=False)
+class ViewNode(Record):
     """One resource as drawn, with what its box shows."""
 
     id: str  # unique in the view, already safe as a Mermaid/DOT id: [A-Za-z0-9_]
@@ -123,8 +124,8 @@ class ViewNode:
         return worst(self.marks)
 
 
-@dataclass(unsafe_hash=True)
-class ViewEdge:
+@dataclass(unsafe_hash=True, repr=False)
+class ViewEdge(Record):
     """One arrow of the drawing: how messages or invocations go from one resource to another."""
 
     source: str  # ViewNode ids
@@ -146,8 +147,8 @@ class ViewEdge:
         return worst(self.marks)
 
 
-@dataclass(unsafe_hash=True)
-class UnitEdge:
+@dataclass(unsafe_hash=True, repr=False)
+class UnitEdge(Record):
     """One unit of an application uses another: ``imports`` a name it exports, or
     ``nests`` it as a stack (``label``: the export name, the nested stack's logical ID)."""
 
@@ -164,8 +165,8 @@ class UnitEdge:
         return f"nested stack {self.label}" if self.kind == NESTS else f"imports {self.label}"
 
 
-@dataclass(unsafe_hash=True)
-class Topology:
+@dataclass(unsafe_hash=True, repr=False)
+class Topology(Record):
     """What the ``graph`` command draws: units, resources, arrows and the findings on them."""
 
     clusters: tuple[Cluster, ...] = ()
