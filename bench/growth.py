@@ -29,6 +29,13 @@ from differences ten times as large. What a run costs once (discovery, the repor
 header) then counts a twentieth at 500 and a tenth at 1,000 resources, a bias of under
 1 µs a resource.
 
+With ``--instructions`` (needs valgrind) the cost is counted instead of timed: the
+instructions one whole process executes, fanout-lint's and the floor's, for one unit of
+each size, counted by valgrind's cachegrind without its cache simulation. The count is the
+same on every run and blind to the processor's caches, so it tells work that grows per
+resource from time that grows because a larger unit's memory no longer fits a cache;
+start-up is the same for every size and drops out of the slopes.
+
 With ``--one-process`` each round also times every size in one process, the sizes taking
 turns pass by pass. A process that has only ever held units of 1,000 resources has them
 packed in memory that fits the processor's last-level cache; one that has also held a
@@ -43,6 +50,7 @@ import argparse
 import io
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -196,6 +204,71 @@ def measure(workdir: str, runs: int, seed: int, series=SERIES, sizes=SIZES, repe
     return results
 
 
+def instructions(workdir: str, seed: int, series=SERIES, sizes=SIZES) -> dict:
+    """{label: {resources: (fanout-lint's instructions, the floor's)}}: one whole process
+    each, on one unit of each size, counted by valgrind (``count_instructions``)."""
+    env = dict(os.environ, PYTHONHASHSEED="0")  # the same dict layouts, so the same count, every run
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("CI", None)
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(workdir, "pycache")
+    beside = os.path.join(os.path.dirname(sys.executable), "fanout-lint")
+    fanout = [beside if os.path.exists(beside) else shutil.which("fanout-lint") or "fanout-lint",
+              "--format", "json", "--no-cache", "-j", "1"]
+    floor = [sys.executable, os.path.join(HERE, "floor.py")]
+    results: dict = {}
+    for fmt, label in series:
+        counts = {}
+        for number, size in enumerate(sizes):
+            target, files, resources = write_unit(os.path.join(workdir, f"{fmt}-{size}"), fmt, size, seed)
+            listing = os.path.join(workdir, f"{fmt}-{size}.txt")
+            with open(listing, "w", encoding="utf-8") as handle:
+                handle.write("\n".join(files))
+            commands = ([*fanout, target], [*floor, "@" + listing])
+            if number == 0:  # untimed: bytecode written, as every later run finds it
+                for command in commands:
+                    subprocess.run(command, env=env, capture_output=True)
+            counts[resources] = tuple(count_instructions(command, env) for command in commands)
+        results[label] = counts
+        sys.stderr.write(f"growth: {label} counted\n")
+    return results
+
+
+def count_instructions(command: list[str], env: dict) -> int:
+    """The instructions ``command`` executes, all its process's, as valgrind counts them."""
+    done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                           *command], env=env, capture_output=True, text=True)
+    found = re.search(r"I\s+refs:\s+([0-9,]+)", done.stderr)
+    if done.returncode not in (0, 1) or not found:
+        raise SystemExit(f"valgrind could not count {' '.join(command)}: {done.stderr[-500:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instructions_table(results: dict) -> str:
+    lines = [
+        "| unit | resources a unit | fanout-lint instructions (whole process) | fair floor instructions "
+        "| fanout-lint marginal instructions a resource, from the size before | floor's marginal |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    summary = [
+        "| unit | fanout-lint marginal at 1,000 | at 10,000 | ratio (target ≤ 1.2) "
+        "| floor's at 1,000 | at 10,000 | floor's ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, by_size in results.items():
+        sizes = sorted(by_size)
+        slopes = [None] + [tuple((by_size[high][k] - by_size[low][k]) / (high - low) for k in (0, 1))
+                           for low, high in zip(sizes, sizes[1:])]
+        for size, slope in zip(sizes, slopes):
+            ours, theirs = by_size[size]
+            shown = f"{slope[0]:,.0f} | {slope[1]:,.0f}" if slope else " | "
+            lines.append(f"| {label} | {size:,} | {ours:,} | {theirs:,} | {shown} |")
+        if len(sizes) >= 3:
+            at_1k, at_10k = slopes[1], slopes[-1]
+            summary.append(f"| {label} | {at_1k[0]:,.0f} | {at_10k[0]:,.0f} | {at_10k[0] / at_1k[0]:.2f} "
+                           f"| {at_1k[1]:,.0f} | {at_10k[1]:,.0f} | {at_10k[1] / at_1k[1]:.2f} |")
+    return "\n".join(lines) + "\n\n" + "\n".join(summary) + "\n"
+
+
 def marginal(by_size: dict, index: int, which: int) -> float:
     """µs a resource from the size before ``index`` to it (``which``: 0 fanout, 1 floor)."""
     sizes = sorted(by_size)
@@ -248,8 +321,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables to FILE")
     parser.add_argument("--one-process", action="store_true",
                         help="also time every size in one process, the sizes alternating")
+    parser.add_argument("--instructions", action="store_true",
+                        help="count the instructions of one process a size with valgrind instead of timing")
     args = parser.parse_args(argv)
     series = tuple(s for s in SERIES if not args.only or s[0] in args.only)
+    if args.instructions:
+        with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
+            text = "Instructions of one whole process a size (valgrind --tool=cachegrind)\n\n" + instructions_table(
+                instructions(workdir, args.seed, series))
+        sys.stdout.write(text)
+        if args.markdown:
+            with open(args.markdown, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        return 0
     with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
         results = measure(workdir, args.runs, args.seed, series, repeat=args.repeat, one_process=args.one_process)
     text = f"Rounds: {args.runs}; fastest of {args.repeat} timed runs a process\n\n" + table(results)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from bench import run  # noqa: E402
@@ -56,6 +59,20 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     text = growth.table(results)
     assert "| YAML | " in text and "| Terraform | " in text
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="counting instructions needs valgrind")
+def test_growth_counts_instructions_of_a_process_a_size(tmp_path):
+    from bench import growth
+
+    results = growth.instructions(str(tmp_path), seed=1, series=(("yaml", "YAML"),), sizes=(20, 40, 80))
+    counts = results["YAML"]
+    sizes = sorted(counts)
+    assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]
+    for low, high in zip(sizes, sizes[1:]):  # a larger unit is more work, for both
+        assert counts[high][0] > counts[low][0] > 10 ** 7 and counts[high][1] > counts[low][1] > 10 ** 6
+    text = growth.instructions_table(results)
+    assert "| YAML | " in text and "ratio (target ≤ 1.2)" in text
 
 
 def test_breakdown_times_the_templates_of_a_directory(capsys):
