@@ -243,63 +243,45 @@ def count_instructions(command: list[str], env: dict) -> int:
     return int(found.group(1).replace(",", ""))
 
 
-def instructions_table(results: dict) -> str:
-    lines = [
-        "| unit | resources a unit | fanout-lint instructions (whole process) | fair floor instructions "
-        "| fanout-lint marginal instructions a resource, from the size before | floor's marginal |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    summary = [
-        "| unit | fanout-lint marginal at 1,000 | at 10,000 | ratio (target ≤ 1.2) "
-        "| floor's at 1,000 | at 10,000 | floor's ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for label, by_size in results.items():
-        sizes = sorted(by_size)
-        slopes = [None] + [tuple((by_size[high][k] - by_size[low][k]) / (high - low) for k in (0, 1))
-                           for low, high in zip(sizes, sizes[1:])]
-        for size, slope in zip(sizes, slopes):
-            ours, theirs = by_size[size]
-            shown = f"{slope[0]:,.0f} | {slope[1]:,.0f}" if slope else " | "
-            lines.append(f"| {label} | {size:,} | {ours:,} | {theirs:,} | {shown} |")
-        if len(sizes) >= 3:
-            at_1k, at_10k = slopes[1], slopes[-1]
-            summary.append(f"| {label} | {at_1k[0]:,.0f} | {at_10k[0]:,.0f} | {at_10k[0] / at_1k[0]:.2f} "
-                           f"| {at_1k[1]:,.0f} | {at_10k[1]:,.0f} | {at_10k[1] / at_1k[1]:.2f} |")
-    return "\n".join(lines) + "\n\n" + "\n".join(summary) + "\n"
-
-
 def marginal(by_size: dict, index: int, which: int) -> float:
-    """µs a resource from the size before ``index`` to it (``which``: 0 fanout, 1 floor)."""
+    """µs a resource from the size before ``index`` to it (``which``: 0 fanout, 1 floor),
+    for times in seconds; a million times the amount a resource for counts."""
     sizes = sorted(by_size)
     low, high = sizes[index - 1], sizes[index]
     return 1e6 * (by_size[high][which] - by_size[low][which]) / (high - low)
 
 
-def table(results: dict) -> str:
+def table(results: dict, counted: bool = False) -> str:
+    """The sizes and their marginal costs, then the ratio at 10,000 against 1,000: times in
+    seconds shown as ms a unit and µs a resource, or, ``counted``, instructions."""
+    total, slope = ("instructions (whole process)", "instructions a resource") if counted else (
+        "ms a unit (in process)", "µs a resource")
+    unit = "" if counted else " µs"
     lines = [
-        "| unit | resources a unit | fanout-lint ms a unit (in process) | fair floor ms a unit (in process) "
-        "| fanout-lint marginal µs a resource, from the size before | floor's marginal µs |",
+        f"| unit | resources a unit | fanout-lint {total} | fair floor {'instructions' if counted else total} "
+        f"| fanout-lint marginal {slope}, from the size before | floor's marginal{unit} |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     summary = [
-        "| unit | fanout-lint marginal at 1,000 µs | at 10,000 µs | ratio (target ≤ 1.2) "
-        "| floor's at 1,000 µs | at 10,000 µs | floor's ratio |",
+        f"| unit | fanout-lint marginal at 1,000{unit} | at 10,000{unit} | ratio (target ≤ 1.2) "
+        f"| floor's at 1,000{unit} | at 10,000{unit} | floor's ratio |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
+    scale, shown = (1e-6, "{:,.0f}") if counted else (1, "{:.0f}")  # marginal() is per million
     for label, by_size in results.items():
         sizes = sorted(by_size)
         for index, size in enumerate(sizes):
             fanout, floor_s = by_size[size]
-            ours = f"{marginal(by_size, index, 0):.0f}" if index else ""
-            theirs = f"{marginal(by_size, index, 1):.0f}" if index else ""
-            lines.append(f"| {label} | {size:,} | {1e3 * fanout:.1f} | {1e3 * floor_s:.1f} | {ours} | {theirs} |")
+            ours = shown.format(marginal(by_size, index, 0) * scale) if index else ""
+            theirs = shown.format(marginal(by_size, index, 1) * scale) if index else ""
+            amounts = f"{fanout:,} | {floor_s:,}" if counted else f"{1e3 * fanout:.1f} | {1e3 * floor_s:.1f}"
+            lines.append(f"| {label} | {size:,} | {amounts} | {ours} | {theirs} |")
         if len(sizes) >= 3:
             at_1k, at_10k = 1, len(sizes) - 1  # 500 -> ~1,000 and ~5,000 -> ~10,000
-            ours = (marginal(by_size, at_1k, 0), marginal(by_size, at_10k, 0))
-            theirs = (marginal(by_size, at_1k, 1), marginal(by_size, at_10k, 1))
-            summary.append(f"| {label} | {ours[0]:.0f} | {ours[1]:.0f} | {ours[1] / ours[0]:.2f} "
-                           f"| {theirs[0]:.0f} | {theirs[1]:.0f} | {theirs[1] / theirs[0]:.2f} |")
+            ours = (marginal(by_size, at_1k, 0) * scale, marginal(by_size, at_10k, 0) * scale)
+            theirs = (marginal(by_size, at_1k, 1) * scale, marginal(by_size, at_10k, 1) * scale)
+            summary.append(f"| {label} | {shown.format(ours[0])} | {shown.format(ours[1])} | {ours[1] / ours[0]:.2f} "
+                           f"| {shown.format(theirs[0])} | {shown.format(theirs[1])} | {theirs[1] / theirs[0]:.2f} |")
     return "\n".join(lines) + "\n\n" + "\n".join(summary) + "\n"
 
 
@@ -327,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     series = tuple(s for s in SERIES if not args.only or s[0] in args.only)
     if args.instructions:
         with tempfile.TemporaryDirectory(prefix="fanout-growth-") as workdir:
-            text = "Instructions of one whole process a size (valgrind --tool=cachegrind)\n\n" + instructions_table(
-                instructions(workdir, args.seed, series))
+            text = "Instructions of one whole process a size (valgrind --tool=cachegrind)\n\n" + table(
+                instructions(workdir, args.seed, series), counted=True)
         sys.stdout.write(text)
         if args.markdown:
             with open(args.markdown, "w", encoding="utf-8") as handle:

@@ -71,7 +71,7 @@ def test_growth_counts_instructions_of_a_process_a_size(tmp_path):
     assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]
     for low, high in zip(sizes, sizes[1:]):  # a larger unit is more work, for both
         assert counts[high][0] > counts[low][0] > 10 ** 7 and counts[high][1] > counts[low][1] > 10 ** 6
-    text = growth.instructions_table(results)
+    text = growth.table(results, counted=True)
     assert "| YAML | " in text and "ratio (target ≤ 1.2)" in text
 
 
