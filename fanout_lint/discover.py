@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from fanout_lint import unsupported
 from fanout_lint.findings import Skipped
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.regular_files import resolved_path
 from fanout_lint.terraform_files import suffix_of
 
@@ -32,8 +32,8 @@ SKIP_DIRS = {".git", "node_modules", ".terraform", "__pycache__", ".venv", ".tox
 CFN_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Candidate(Record):
+@dataclass(eq=False, repr=False)
+class Candidate(ValueRecord):
     """One unit to lint: a file that may be a template, or a Terraform directory."""
 
     path: str

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 
 from fanout_lint.model.nodes import Loc, Suppression
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.untrusted import clean, clean_loc, clean_optional, clean_path
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -39,8 +39,8 @@ class Severity(enum.Enum):
             raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Related(Record):
+@dataclass(eq=False, repr=False)
+class Related(ValueRecord):
     """Another resource a finding involves, and its part in it."""
 
     resource: str
@@ -61,8 +61,8 @@ class Related(Record):
         }
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Edit(Record):
+@dataclass(eq=False, repr=False)
+class Edit(ValueRecord):
     """Replace the text from (line, column) to (end_line, end_column) of ``file`` with
     ``text``; an empty range inserts. Lines and columns are 1-based, columns count
     characters and the end is exclusive, as in ``Loc``."""
@@ -80,8 +80,8 @@ class Edit(Record):
                 "end_line": self.end_line, "end_column": self.end_column, "content": self.text}
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class FindingFix(Record):
+@dataclass(eq=False, repr=False)
+class FindingFix(ValueRecord):
     """A finding's fix as text edits, all in the files of its unit."""
 
     description: str  # what it sets: "VisibilityTimeout: 360"
@@ -93,8 +93,8 @@ class FindingFix(Record):
                 "edits": [e.as_dict() for e in self.edits]}
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Finding(Record):
+@dataclass(eq=False, repr=False)
+class Finding(ValueRecord):
     """One rule's verdict on one resource, with where it is written and how to fix it."""
 
     rule: str  # the rule ID
@@ -146,8 +146,8 @@ class Finding(Record):
         return data
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class LoadError(Record):
+@dataclass(eq=False, repr=False)
+class LoadError(ValueRecord):
     """A file that could not be read or parsed, or a rule that crashed on a unit."""
 
     file: str
@@ -190,8 +190,8 @@ def where(file: str, line: int | None = None, column: int | None = None) -> str:
     return f"{shown}:{line}" if column is None else f"{shown}:{line}:{column}"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Notice(Record):
+@dataclass(eq=False, repr=False)
+class Notice(ValueRecord):
     """A warning about the run itself, not about the topology; it never gates."""
 
     loc: Loc
@@ -211,8 +211,8 @@ class Notice(Record):
         return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Skipped(Record):
+@dataclass(eq=False, repr=False)
+class Skipped(ValueRecord):
     """A file the run did not lint, and why (Serverless Framework, not a template, ...)."""
 
     path: str
@@ -226,8 +226,8 @@ class Skipped(Record):
         return f"{where(self.path)}: {self.reason}"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Suppressed(Record):
+@dataclass(eq=False, repr=False)
+class Suppressed(ValueRecord):
     """A finding hidden by an inline suppression, shown with ``--show-suppressed``."""
 
     finding: Finding

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Node
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import Record, ValueRecord
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -47,8 +47,8 @@ class Fix(Record):
     safe: bool
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Violation(Record):
+@dataclass(eq=False, repr=False)
+class Violation(ValueRecord):
     """What a check reports: where the fix goes, what is wrong, and who else is involved."""
 
     at: Node

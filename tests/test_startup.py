@@ -219,3 +219,37 @@ def test_records_show_themselves_as_dataclasses_would():
         assert repr(ours) == repr(theirs).replace(twin.__qualname__, cls.__qualname__, 1)
     assert repr(next(c for c in records if c.__name__ == "Loc")("t.yaml", 3, 5)) == \
         "Loc(file='t.yaml', line=3, column=5, end_line=0, end_column=0)"
+
+
+def test_value_records_compare_and_hash_as_dataclasses_would():
+    # one __eq__ and __hash__ for every value record (model/record.py), none compiled per class
+    import copy
+    import dataclasses
+
+    from fanout_lint.model.record import ValueRecord
+
+    values = [c for c in _package_classes() if issubclass(c, ValueRecord) and dataclasses.is_dataclass(c)]
+    assert len(values) > 40
+    for cls in values:
+        for method in ("__eq__", "__hash__"):
+            assert method not in vars(cls), f"{cls.__qualname__}: give dataclass() eq=False"
+        fields = dataclasses.fields(cls)
+        twin = dataclasses.make_dataclass(
+            cls.__name__, [(f.name, object, dataclasses.field(compare=f.compare, hash=f.hash)) for f in fields],
+            unsafe_hash=True)
+        ours, theirs = object.__new__(cls), object.__new__(twin)
+        for number, f in enumerate(fields):
+            for record in (ours, theirs):
+                object.__setattr__(record, f.name, (f.name, number))
+        assert hash(ours) == hash(theirs)
+        assert ours == copy.copy(ours) and not ours != copy.copy(ours)
+        assert ours != theirs and ours.__eq__(theirs) is NotImplemented
+        for f in fields:
+            other = copy.copy(ours)
+            object.__setattr__(other, f.name, "changed")
+            changed = copy.copy(theirs)
+            object.__setattr__(changed, f.name, "changed")
+            assert (ours == other) == (theirs == changed) == (not f.compare), (cls.__qualname__, f.name)
+            assert (hash(other) == hash(changed))
+    known = next(c for c in values if c.__name__ == "Known")
+    assert known(30) == known(30, site="here") and {known(30): 1}[known(30, site="there")] == 1

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from fanout_lint.findings import Edit, LoadError
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.sources import Source, SourceError, read_source
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class FileChange(Record):
+@dataclass(eq=False, repr=False)
+class FileChange(ValueRecord):
     """A file and the text the fixes make of it."""
 
     source: Source

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from fanout_lint.fixes.positions import Lines
 from fanout_lint.fixes.render import HCL, JSON, YAML, entry, key
 from fanout_lint.model.nodes import Loc
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Change(Record):
+@dataclass(eq=False, repr=False)
+class Change(ValueRecord):
     """Replace ``text[start:end]`` with ``new`` (offsets into the source text)."""
 
     start: int
@@ -36,8 +36,8 @@ class Change(Record):
     new: str
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Setting(Record):
+@dataclass(eq=False, repr=False)
+class Setting(ValueRecord):
     """What to insert: the key, its value as written, and the keys to create around it."""
 
     name: str

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from fanout_lint.findings import Finding
 from fanout_lint.fixes.positions import is_hcl
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.regular_files import HCL_FILE_BYTES, TEMPLATE_BYTES, read_bounded
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -55,8 +55,8 @@ class SourceError(Exception):
     """A file fixes cannot be written to; the message says why, in one line."""
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Source(Record):
+@dataclass(eq=False, repr=False)
+class Source(ValueRecord):
     """A file fixes are planned on: its text as read, and whether it began with a BOM."""
 
     path: str

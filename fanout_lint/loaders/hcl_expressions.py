@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from fanout_lint.budget import Budget, TooLarge
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.loaders.hcl_tree import (
     Binary,
     Call,
@@ -56,23 +56,23 @@ MAX_ITEMS = 16  # count / for_each instances tracked as a choice
 MAX_NESTING = 256  # of a value walked (encoded, compared, restored): deeper is unknown
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Ref(Record):
+@dataclass(eq=False, repr=False)
+class Ref(ValueRecord):
     """A reference to a resource of the unit, or to one of its attributes."""
 
     address: str  # resource address without instance key: aws_sqs_queue.q, module.m.aws_sqs_queue.q
     attribute: str  # arn, id, url, name, function_name, ...; "" for the whole resource
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Hole(Record):
+@dataclass(eq=False, repr=False)
+class Hole(ValueRecord):
     """A part of a value the configuration does not give (a variable without default, ...)."""
 
     reason: str
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Interpolated(Record):
+@dataclass(eq=False, repr=False)
+class Interpolated(ValueRecord):
     """A string made of text and atoms; its text is known only in part."""
 
     parts: tuple  # of str | Ref | Hole
@@ -651,8 +651,8 @@ def _to_set(budget: Budget, raw: Any) -> list:
     return out
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class _Frozen(Record):
+@dataclass(eq=False, repr=False)
+class _Frozen(ValueRecord):
     """A list or map as a hashable value, equal exactly when the originals are ``==``."""
 
     kind: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 
 MAX_DEPTH = 200  # deeper expressions are hostile input, not Terraform
 
@@ -25,45 +25,45 @@ class HclError(Exception):
 
 # -- expressions ---------------------------------------------------------------
 
-@dataclass(unsafe_hash=True, repr=False)
-class Literal(Record):
+@dataclass(eq=False, repr=False)
+class Literal(ValueRecord):
     """A number, string without interpolation, ``true``, ``false`` or ``null``."""
 
     value: object  # str, int, float, bool or None
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Template(Record):
+@dataclass(eq=False, repr=False)
+class Template(ValueRecord):
     """A quoted string or heredoc: text and interpolated expressions."""
 
     parts: tuple  # of str | Expr
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Name(Record):
+@dataclass(eq=False, repr=False)
+class Name(ValueRecord):
     """A bare identifier: ``var``, ``local``, ``aws_sqs_queue``, ``count``, ..."""
 
     name: str
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class GetAttr(Record):
+@dataclass(eq=False, repr=False)
+class GetAttr(ValueRecord):
     """``obj.name``: an attribute of what ``obj`` evaluates to."""
 
     obj: "Expr"
     name: str
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Index(Record):
+@dataclass(eq=False, repr=False)
+class Index(ValueRecord):
     """``obj[key]``: an element of a list, map or object."""
 
     obj: "Expr"
     key: "Expr"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Call(Record):
+@dataclass(eq=False, repr=False)
+class Call(ValueRecord):
     """A function call, ``name(args...)``."""
 
     name: str
@@ -71,8 +71,8 @@ class Call(Record):
     expand: bool = False  # f(list...)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Binary(Record):
+@dataclass(eq=False, repr=False)
+class Binary(ValueRecord):
     """``left op right``: arithmetic, comparison or logic."""
 
     op: str
@@ -80,16 +80,16 @@ class Binary(Record):
     right: "Expr"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Unary(Record):
+@dataclass(eq=False, repr=False)
+class Unary(ValueRecord):
     """``!operand`` or ``-operand``."""
 
     op: str
     operand: "Expr"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Conditional(Record):
+@dataclass(eq=False, repr=False)
+class Conditional(ValueRecord):
     """``condition ? then : otherwise``."""
 
     condition: "Expr"
@@ -97,15 +97,15 @@ class Conditional(Record):
     otherwise: "Expr"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class TupleExpr(Record):
+@dataclass(eq=False, repr=False)
+class TupleExpr(ValueRecord):
     """A list written ``[a, b, ...]``."""
 
     items: tuple
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class ObjectExpr(Record):
+@dataclass(eq=False, repr=False)
+class ObjectExpr(ValueRecord):
     """An object written ``{key = value, ...}``, with where it and its items are written."""
 
     items: tuple  # of (key Expr, value Expr)
@@ -115,8 +115,8 @@ class ObjectExpr(Record):
     item_pos: tuple = field(default=(), compare=False)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Opaque(Record):
+@dataclass(eq=False, repr=False)
+class Opaque(ValueRecord):
     """Syntax we do not evaluate; always unknown."""
 
     reason: str
@@ -131,8 +131,8 @@ Expr = Literal | Template | Name | GetAttr | Index | Call | Binary | Unary | Con
 Pos = tuple
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Attribute(Record):
+@dataclass(eq=False, repr=False)
+class Attribute(ValueRecord):
     """``name = expr`` in a body, with where it is written."""
 
     name: str
@@ -148,8 +148,8 @@ class Attribute(Record):
         return (self.line, self.column, end[2], end[3])
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Block(Record):
+@dataclass(eq=False, repr=False)
+class Block(ValueRecord):
     """A block: ``type "label" ... { body }``, with its lines and columns."""
 
     type: str
@@ -162,8 +162,8 @@ class Block(Record):
     header_end: tuple = (0, 0)  # (line, column) just after the last label: the resource's own span
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Body(Record):
+@dataclass(eq=False, repr=False)
+class Body(ValueRecord):
     """The attributes and nested blocks of a file or a block."""
 
     attributes: dict = field(default_factory=dict)  # name -> Attribute
@@ -173,16 +173,16 @@ class Body(Record):
         return [b for b in self.blocks if b.type == kind]
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Comment(Record):
+@dataclass(eq=False, repr=False)
+class Comment(ValueRecord):
     """One line of a comment, for inline suppressions."""
 
     line: int
     text: str  # without the comment marker
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class HclFile(Record):
+@dataclass(eq=False, repr=False)
+class HclFile(ValueRecord):
     """One Terraform file: its top-level body and its comments."""
 
     path: str

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from fanout_lint.budget import Budget, TooLarge
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import Record, ValueRecord
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -44,8 +44,8 @@ _SOURCE = re.compile(r"([^:()]+)(?:\((.*)\))?(?::(.*))?\Z", re.DOTALL)
 MAX_PLACEHOLDERS = 1000  # in one string: past any real configuration
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Pseudo(Record):
+@dataclass(eq=False, repr=False)
+class Pseudo(ValueRecord):
     """A pseudo parameter a variable resolves to (``AWS::Region``), known only at deploy time."""
 
     name: str  # AWS::Region

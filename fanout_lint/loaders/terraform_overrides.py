@@ -24,13 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from fanout_lint.loaders.hcl_tree import Attribute, Block, Body, HclFile
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 
 MERGED = ("resource", "data", "variable", "output", "module")
 MAX_DEPTH = 200  # as the parsers: deeper nesting is refused before this
 
 
-@dataclass(unsafe_hash=True, repr=False)
+@dataclass(eq=False, repr=False)
 class PlacedAttribute(Attribute):
     """An attribute written in another file than the block that holds it."""
 
@@ -42,8 +42,8 @@ def attribute_file(attribute: Attribute, default: str) -> str:
     return attribute.file if isinstance(attribute, PlacedAttribute) and attribute.file else default
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class OverrideError(Record):
+@dataclass(eq=False, repr=False)
+class OverrideError(ValueRecord):
     """An override block that overrides nothing, where it is written."""
 
     file: str

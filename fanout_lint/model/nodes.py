@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import Known, Unknown, Value
 
 NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
@@ -23,11 +23,12 @@ NONE = Known(None)  # an absent optional setting (no DLQ, no KMS key, ...)
 # inspect.signature, about a fifth of the cost of defining the class, paid at every start.
 
 # Loc and the values are made hundreds of thousands of times a run: they are slotted
-# dataclasses, hashable and compared by value, and never changed once made. No record
-# here is declared frozen (docs/design.md, "Performance"): that would cost two more
-# compiled methods at every start, and three times as much to make one.
-@dataclass(slots=True, unsafe_hash=True, repr=False)
-class Loc(Record):
+# dataclasses, hashable and compared by value (ValueRecord, model/record.py), and never
+# changed once made. No record here is declared frozen (docs/design.md, "Performance"):
+# that would cost two more compiled methods at every start, and three times as much to
+# make one.
+@dataclass(slots=True, eq=False, repr=False)
+class Loc(ValueRecord):
     """Where something is written: a start point, and the end of its span when known.
 
     Lines and columns are 1-based; columns count characters (Unicode code points). The
@@ -53,8 +54,8 @@ class Loc(Record):
         return Loc(self.file, self.line, self.column) if self.end_line else self
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Suppression(Record):
+@dataclass(eq=False, repr=False)
+class Suppression(ValueRecord):
     """An inline ``ignore`` written on a resource (CloudFormation Metadata, TF comment)."""
 
     rule: str  # ID or name, as written
@@ -64,8 +65,8 @@ class Suppression(Record):
     syntax: str = "metadata"  # "metadata" (CloudFormation) or "comment" (Terraform): how hints spell it
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Written(Record):
+@dataclass(eq=False, repr=False)
+class Written(ValueRecord):
     """How a resource is written: the vocabulary its settings are named in, and what the
     source can set.
 
@@ -189,8 +190,8 @@ class Topic(Node):
     exported: bool = False  # other stacks or configurations may subscribe to it
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Redrive(Record):
+@dataclass(eq=False, repr=False)
+class Redrive(ValueRecord):
     """A queue's redrive policy: its dead-letter queue and receive count."""
 
     dlq: str  # node id of the dead-letter queue (possibly an External node)
@@ -331,8 +332,8 @@ class InvokeConfig(Node):
     maximum_event_age: Value = UNREAD
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Statement(Record):
+@dataclass(eq=False, repr=False)
+class Statement(ValueRecord):
     """One IAM policy statement, reduced to what the rules ask of it.
 
     ``principals`` and ``actions`` are None when the template does not prove them.
@@ -363,8 +364,8 @@ class LambdaPermission(Node):
     action: Value = UNREAD
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class DeadLetterUse(Record):
+@dataclass(eq=False, repr=False)
+class DeadLetterUse(ValueRecord):
     """A resource naming ``target`` as where its failures go."""
 
     target: str  # node id
@@ -378,8 +379,8 @@ SUBSCRIBES = "subscribes"  # a subscriber that is no SNS subscription of the tem
 EXPORTS = "exports"  # makes it known to others (an SSM parameter holding its ARN)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Mention(Record):
+@dataclass(eq=False, repr=False)
+class Mention(ValueRecord):
     """A resource the graph does not model naming ``target`` in a setting whose meaning
     the schema knows (``AWS::CloudWatch::Alarm.AlarmActions`` publishes to a topic)."""
 
@@ -390,8 +391,8 @@ class Mention(Record):
     role: str  # PUBLISHES_ONLY, SUBSCRIBES or EXPORTS
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Delivery(Record):
+@dataclass(eq=False, repr=False)
+class Delivery(ValueRecord):
     """A service sending to a queue or invoking a function on behalf of ``sender``: an SNS
     subscription (or its dead-letter queue), an EventBridge target (or its dead-letter
     queue), an S3 notification. Deliveries through a role (a schedule) are not listed."""
@@ -402,8 +403,8 @@ class Delivery(Record):
     dead_letter: bool = False  # to the sender's dead-letter queue, not its endpoint
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Unit(Record):
+@dataclass(eq=False, repr=False)
+class Unit(ValueRecord):
     """What one graph describes: a template file, a Terraform directory, a plan file; for
     an application (linked templates), its first template, with every file in ``files``."""
 
@@ -417,8 +418,8 @@ IMPORTS = "imports"  # Fn::ImportValue of a name the other unit exports
 NESTS = "nests"  # a nested stack (AWS::CloudFormation::Stack) whose template is the other unit
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class UnitLink(Record):
+@dataclass(eq=False, repr=False)
+class UnitLink(ValueRecord):
     """``source`` uses ``target``: imports what it exports, or nests it as a stack."""
 
     source: str  # unit path (a template file)

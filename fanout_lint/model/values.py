@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ VARIABLE = "variable"  # a Terraform variable default or tfvars value
 
 # Made for almost every setting of every resource: slotted, hashable, never changed once
 # made (not declared frozen: that costs three times as much to make).
-@dataclass(slots=True, unsafe_hash=True, repr=False)
-class Known(Record):
+@dataclass(slots=True, eq=False, repr=False)
+class Known(ValueRecord):
     """A value the template proves, with where it came from."""
 
     value: Any
@@ -59,15 +59,15 @@ class Site:
         raise NotImplementedError
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Unknown(Record):
+@dataclass(eq=False, repr=False)
+class Unknown(ValueRecord):
     """A value the template does not prove; rules stay silent about it."""
 
     reason: str = "unknown"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class OneOf(Record):
+@dataclass(eq=False, repr=False)
+class OneOf(ValueRecord):
     """A value chosen by a condition (``Fn::If``, ``a ? b : c``)."""
 
     options: tuple[Known, ...]

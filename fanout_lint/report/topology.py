@@ -28,7 +28,7 @@ from functools import cached_property
 
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.record import Record
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.nodes import (
     NESTS,
     Bucket,
@@ -67,8 +67,8 @@ FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "
 CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Mark(Record):
+@dataclass(eq=False, repr=False)
+class Mark(ValueRecord):
     """A finding as a diagram shows it."""
 
     rule: str
@@ -79,8 +79,8 @@ class Mark(Record):
         return {"rule": self.rule, "name": self.name, "severity": self.severity.value}
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Cluster(Record):
+@dataclass(eq=False, repr=False)
+class Cluster(ValueRecord):
     """One unit of the drawing: a template file or a Terraform directory."""
 
     id: str
@@ -91,8 +91,8 @@ class Cluster(Record):
         self.path = clean(self.path)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class ViewNode(Record):
+@dataclass(eq=False, repr=False)
+class ViewNode(ValueRecord):
     """One resource as drawn, with what its box shows."""
 
     id: str  # unique in the view, already safe as a Mermaid/DOT id: [A-Za-z0-9_]
@@ -124,8 +124,8 @@ class ViewNode(Record):
         return worst(self.marks)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class ViewEdge(Record):
+@dataclass(eq=False, repr=False)
+class ViewEdge(ValueRecord):
     """One arrow of the drawing: how messages or invocations go from one resource to another."""
 
     source: str  # ViewNode ids
@@ -147,8 +147,8 @@ class ViewEdge(Record):
         return worst(self.marks)
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class UnitEdge(Record):
+@dataclass(eq=False, repr=False)
+class UnitEdge(ValueRecord):
     """One unit of an application uses another: ``imports`` a name it exports, or
     ``nests`` it as a stack (``label``: the export name, the nested stack's logical ID)."""
 
@@ -165,8 +165,8 @@ class UnitEdge(Record):
         return f"nested stack {self.label}" if self.kind == NESTS else f"imports {self.label}"
 
 
-@dataclass(unsafe_hash=True, repr=False)
-class Topology(Record):
+@dataclass(eq=False, repr=False)
+class Topology(ValueRecord):
     """What the ``graph`` command draws: units, resources, arrows and the findings on them."""
 
     clusters: tuple[Cluster, ...] = ()
