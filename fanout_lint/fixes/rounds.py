@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 MAX_ROUNDS = 4
 
 
-@dataclass(repr=False)
+@dataclass(eq=False, repr=False)
 class Outcome(Record):
     """What rounds of fixes did (or, with ``--diff``, would do), and the last lint's result."""
 

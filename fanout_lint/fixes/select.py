@@ -21,7 +21,7 @@ def applicable(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (finding.fix.safe or unsafe)
 
 
-@dataclass(repr=False)
+@dataclass(eq=False, repr=False)
 class Selection(Record):
     """The findings of one round of fixes: fixed now, fixed by another's fix, or left for the next round."""
 

@@ -58,7 +58,7 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
-@dataclass(repr=False)
+@dataclass(eq=False, repr=False)
 class Resolution(Record):
     """What resolving a service's variables found, beside the values themselves."""
 

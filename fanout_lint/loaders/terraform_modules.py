@@ -50,7 +50,7 @@ _RELEVANT = re.compile(
 )
 
 
-@dataclass(repr=False)
+@dataclass(eq=False, repr=False)
 class Resource(Record):
     """One ``resource`` or ``data`` block, wherever it is in the module tree."""
 
@@ -63,7 +63,7 @@ class Resource(Record):
     mode: str = "managed"  # managed | data
 
 
-@dataclass(repr=False)
+@dataclass(eq=False, repr=False)
 class UnitState(Record):
     """One Terraform unit as it is read: its files, texts, comments, resources and errors."""
 
