@@ -29,7 +29,7 @@ class ValueRecord(Record):
     """A record that is a value: equal to a record of its own class whose compared fields
     are equal, and hashed by them, as ``dataclass(unsafe_hash=True)`` would make it (the
     same hash, too). That is two methods fewer to compile for each class at every start:
-    46 on a one-template run, about 3 ms. They cost a run no more than the compiled ones
+    46 on a one-template run, about 2 ms. They cost a run no more than the compiled ones
     did: a run compares records seldom, and hashes one of a setting's values now and then.
     Such a record says ``eq=False`` to ``dataclass()``, so that it keeps these."""
 
