@@ -317,8 +317,11 @@ def _say_what_was_written(result: Result, main: Report, further: list[Report], a
 
 
 def nothing_linted(result: Result) -> list[str]:
-    """What a run that linted no unit says: which files it passed over, and why."""
+    """What a run that linted no unit says: which files it passed over, and why. Not that
+    there was nothing to lint when a unit failed to load: its error said what there was."""
     if not result.skipped:
+        if result.errors:
+            return []
         return ["fanout-lint: nothing to lint: no CloudFormation template, Terraform directory or plan "
                 "in the paths given"]
     count = len(result.skipped)

@@ -126,6 +126,10 @@ def _plain_json(text: str, path: str):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except ValueError:  # an integer of more digits than Python converts
+        from fanout_lint.loaders.numbers import long_number_error
+
+        raise long_number_error(text, "JSON") from None
     except RecursionError:
         return parse_json(text, path)  # too deep for json: the located parse says so in its words
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 
 from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
-from fanout_lint.model.defaults import default_of
+from fanout_lint.model.defaults import bounded, default_of
 from fanout_lint.model.nodes import (
     NONE,
     Body,
@@ -332,7 +332,7 @@ def _hidden(f: Field) -> Any:
 
 # How each reader of the schema reads its value; (view, path, field, values read so far).
 def _int(view: View, path: Path, f: Field, values: dict) -> Value:
-    return to_int(view.value(path, default_of(f.default) if f.default else None))
+    return bounded(to_int(view.value(path, default_of(f.default) if f.default else None)), f.default)
 
 
 def _bool(view: View, path: Path, f: Field, values: dict) -> Value:
@@ -476,7 +476,7 @@ def _max_receive_count(view: View, path: Path, policy: dict, document: Known) ->
     site = view.doc_site(path, "maxReceiveCount")
     # The count rests on whatever the document rests on (a variable, say).
     origin, detail = (document.origin, document.detail) if leaf.origin == "literal" else (leaf.origin, leaf.detail)
-    return to_int(Known(leaf.value, origin, detail, site))
+    return bounded(to_int(Known(leaf.value, origin, detail, site)), "redrive.max_receive_count")
 
 
 def _statements(view: View, path: Path) -> Value:

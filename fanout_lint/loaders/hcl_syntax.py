@@ -186,7 +186,8 @@ def _name_of(node) -> str:
         return str(node)
     if isinstance(node, Tree):
         if node.data == "string":
-            return "".join(_unescape(str(p.children[0])) for p in node.children if isinstance(p, Tree))
+            return "".join(_unescape(str(p.children[0]), getattr(p.children[0], "line", None))
+                           for p in node.children if isinstance(p, Tree))
         return "".join(str(t) for t in _tokens(node))
     return str(node)
 
@@ -327,7 +328,7 @@ def _string(parts: list, depth: int) -> Expr:
             elif child.type == "ESCAPED_DIRECTIVE":
                 pieces.append(str(child)[1:])
             else:
-                pieces.append(_unescape(str(child)))
+                pieces.append(_unescape(str(child), child.line))
         elif child.data == "interpolation":
             expr_node = [p for p in _parts(child) if not isinstance(p, Token)][0]
             pieces.append(_expr(expr_node, depth + 1))
@@ -360,11 +361,14 @@ _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 _ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)")  # a backslash and at most 9 more: linear
 
 
-def _unescape(text: str) -> str:
+def _unescape(text: str, line: int | None = None) -> str:
     def replace(match: re.Match) -> str:
         code = match.group(1)
         if code[0] in "uU" and len(code) > 1:
-            return chr(int(code[1:], 16))
+            point = int(code[1:], 16)
+            if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:  # no character (chr() refuses the first)
+                raise HclError(f"invalid HCL: \\{code} is no Unicode character", line)
+            return chr(point)
         return _ESCAPES.get(code, match.group(0))
 
     return _ESCAPE.sub(replace, text)

@@ -20,6 +20,7 @@ from array import array
 from sys import intern
 
 from fanout_lint.loaders.located import MAX_DEPTH, OFFSET, Map, ParseError, Seq, Text
+from fanout_lint.loaders.numbers import long_number_error, too_long
 from fanout_lint.model.nodes import Loc
 from fanout_lint.regular_files import TEMPLATE_BYTES, describe_size
 
@@ -285,7 +286,11 @@ def _build(parser, file: str, text: str):
                         event.start_mark.line + 1,
                     )
             if kind is ScalarEvent:
-                value, size = scalar(event, src), 1
+                try:
+                    value, size = scalar(event, src), 1
+                except ValueError:  # int() of more digits than Python converts
+                    mark = event.start_mark
+                    raise ParseError(f"invalid YAML: {too_long(len(event.value))}", mark.line + 1, mark.column + 1) from None
                 if type(value) is str:  # most are keys and type names a template writes many times
                     value = intern(value)
                 if event.anchor:
@@ -395,6 +400,8 @@ def parse_json(text: str, file: str, wanted=None, read=None):
             data = loads(text)
         except json.JSONDecodeError as exc:
             raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        except ValueError:  # json's own for an integer of more digits than Python converts
+            raise long_number_error(text, "JSON") from None
         except RecursionError:
             data = located = UNLOCATABLE  # too deep for json: libyaml below says where
         else:

@@ -3,13 +3,17 @@
 Absent is knowledge, not ignorance: a queue without ``VisibilityTimeout`` has 30 s.
 Every loader takes defaults from here, so CloudFormation and Terraform agree.
 Sources are in docs/design.md and the AWS pages linked below.
+
+The same keys name the range AWS accepts for each whole-number setting (``BOUNDS``): a
+value outside it is unknown, not known, since AWS refuses it and the template then proves
+nothing about what is deployed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fanout_lint.model.values import Known, default
+from fanout_lint.model.values import Known, Value, default, within
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -107,3 +111,51 @@ _KNOWN_DEFAULTS: dict[str, Known] = {key: default(entry.value) for key, entry in
 def default_of(key: str) -> Known:
     """The default for ``key`` as a known value of origin 'default'."""
     return _KNOWN_DEFAULTS[key]
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Bound:
+    """The whole numbers AWS accepts for a setting, and the documentation that states it."""
+
+    low: int
+    high: int
+    source: str
+
+
+_LAMBDA_MAPPING = "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
+_LAMBDA_INVOKE = "https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionEventInvokeConfig.html"
+_SQS_ATTRIBUTES = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html"
+_EVENTS_RETRY = "https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_RetryPolicy.html"
+
+BOUNDS: dict[str, Bound] = {
+    "queue.visibility_timeout": Bound(0, 43_200, _SQS_ATTRIBUTES),
+    "queue.message_retention": Bound(60, 1_209_600, _SQS_ATTRIBUTES),
+    "redrive.max_receive_count": Bound(
+        1, 1_000,
+        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue.html",
+    ),
+    "function.timeout": Bound(1, 900, "https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html"),
+    "mapping.batch_size": Bound(1, 10_000, _LAMBDA_MAPPING),
+    "mapping.batching_window": Bound(0, 300, _LAMBDA_MAPPING),
+    "mapping.maximum_retry_attempts": Bound(-1, 10_000, _LAMBDA_MAPPING),
+    "mapping.maximum_record_age": Bound(-1, 604_800, _LAMBDA_MAPPING),
+    "invoke.maximum_retry_attempts": Bound(0, 2, _LAMBDA_INVOKE),
+    "invoke.maximum_event_age": Bound(60, 21_600, _LAMBDA_INVOKE),
+    "event_target.retry_attempts": Bound(0, 185, _EVENTS_RETRY),
+    "event_target.event_age": Bound(60, 86_400, _EVENTS_RETRY),
+}
+
+# Any other whole-number setting (reserved concurrency, a mapping's maximum concurrency):
+# AWS's APIs take them as 32-bit integers.
+ANY_INTEGER = Bound(-(2**31), 2**31 - 1, "https://smithy.io/2.0/spec/simple-types.html#integer")
+
+
+def bound_of(key: str | None) -> Bound:
+    """The range of the setting whose default (or bound) is ``key``; 32 bits for any other."""
+    return BOUNDS.get(key, ANY_INTEGER) if key else ANY_INTEGER
+
+
+def bounded(value: Value, key: str | None) -> Value:
+    """``value``, or unknown where it may lie outside the setting's range (``BOUNDS``)."""
+    bound = bound_of(key)
+    return within(value, bound.low, bound.high)

@@ -248,6 +248,22 @@ def to_int(value: Value) -> Value:
     return _map(value, _int_or_none, "not a whole number")
 
 
+def within(value: Value, low: int, high: int) -> Value:
+    """``value`` when every whole number it may be lies in ``low..high``, else unknown: AWS
+    refuses the setting, so the template proves nothing about what is deployed (and a fix
+    computed from a 34-digit timeout would write a 35-digit one)."""
+    if type(value) is Known:  # the common case
+        raw = value.value
+        return value if type(raw) is not int or low <= raw <= high else Unknown(_OUT_OF_RANGE)
+    options = candidates(value)
+    if options is not None and any(type(o.value) is int and not low <= o.value <= high for o in options):
+        return Unknown(_OUT_OF_RANGE)
+    return value
+
+
+_OUT_OF_RANGE = "outside the range AWS accepts"
+
+
 def to_bool(value: Value) -> Value:
     """Coerce "true"/"false" strings to bool; anything else is unknown."""
     if type(value) is Known and type(value.value) is bool:  # most: already one (_map would keep it)
