@@ -30,12 +30,25 @@ class Text:
     """A file's text and its line table, shared by every container parsed from it, so that
     a container keeps character offsets and makes a ``Loc`` only when one is read."""
 
-    __slots__ = ("text", "file", "_line_starts")
+    __slots__ = ("text", "file", "_line_starts", "_shared")
 
     def __init__(self, text: str, file: str):
         self.text = text
         self.file = file
         self._line_starts: list[int] | None = None
+        # (start, end) of text that stands for more than one place: a YAML anchor's node
+        # (its aliases are the same value) and a merge key's value (every mapping that
+        # merges it reads it). A fix is never made inside one.
+        self._shared: list[tuple[int, int]] | None = None
+
+    def share(self, start: int, end: int) -> None:
+        if self._shared is None:
+            self._shared = []
+        self._shared.append((start, end))
+
+    def is_shared(self, offset: int) -> bool:
+        shared = self._shared
+        return shared is not None and any(start <= offset < end for start, end in shared)
 
     def loc(self, offset: int) -> Loc:
         if self._line_starts is None:
@@ -118,6 +131,11 @@ class Map(dict):
         end = marks[1]
         return Loc(start.file, start.line, start.column, end.line + 1, end.column + 1)
 
+    def is_shared(self, key) -> bool:
+        """Whether the value of ``key`` is written where other values read it too (a YAML
+        anchor, alias or merge key): no fix may edit it. JSON shares nothing."""
+        return False
+
     def body(self) -> Loc | None:
         """From the first key (block style) or the opening brace (flow style) to the end."""
         if self.end is None:
@@ -179,6 +197,10 @@ class MapSite:
         return self.container.span_of(self.key) or self.container.loc_of(self.key)
 
     def value(self) -> Loc | None:
+        """The value, as a fix replaces it: None where editing it would change other
+        values too (an anchor, an alias, a merge key)."""
+        if self.container.is_shared(self.key):
+            return None
         return self.container.value_span(self.key)
 
 
@@ -224,6 +246,10 @@ class DerivedMap(Map):
     def value_span(self, key) -> Loc | None:
         origin = self.origins.get(key)
         return origin[0].value_span(origin[1]) if origin else None
+
+    def is_shared(self, key) -> bool:
+        origin = self.origins.get(key)
+        return origin[0].is_shared(origin[1]) if origin else False
 
     def body(self) -> Loc | None:
         return self.home.body() if self.home is not None else None

@@ -169,7 +169,14 @@ class YamlMap(Map):
         at = self._entry(key)
         return None if at < 0 else self._src.span(self._offsets[at + 2], self._offsets[at + 3])
 
+    def is_shared(self, key) -> bool:
+        at = self._entry(key)
+        return at >= 0 and self._src.is_shared(self._offsets[at + 2])
+
     def body(self) -> Loc | None:
+        # None inside an anchor: a setting inserted there would be every alias's
+        if self._src.is_shared(self._offsets[0]):
+            return None
         return self._src.span(self._offsets[0], self._offsets[1])
 
 
@@ -247,7 +254,8 @@ def _build(parser, file: str, text: str):
 
     Each frame of the stack is [container, pending key or _NO_KEY, the key's (start, end)
     offsets, tag, size, anchor, start offset, end of the last entry, flow style, the
-    entries of keys written twice (None until one is: see ``_rewrite``)]. Only
+    entries of keys written twice (None until one is: see ``_rewrite``), the mappings
+    its merge keys merge (None until one does: see ``_merge``)]. Only
     offsets are kept (ints libyaml computed anyway); a block collection's end event is
     marked at the next token, lines below, so its span ends with its last entry instead.
     Strings are interned: a template writes the same few dozen keys, types and names
@@ -295,6 +303,7 @@ def _build(parser, file: str, text: str):
                     value = intern(value)
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
+                    src.share(event.start_mark.index, event.end_mark.index)
             if not stack:
                 root, done = value, True
                 continue
@@ -307,7 +316,12 @@ def _build(parser, file: str, text: str):
                 container.append(value)
                 container._offsets.append(start)
             elif frame[1] is _NO_KEY:
-                frame[1], frame[2] = hashable(value), (start, end)
+                if value == "<<" and kind is ScalarEvent and event.tag is None and event.implicit[0]:
+                    frame[1] = _MERGE  # YAML 1.1's merge key, as PyYAML resolves it: plain "<<"
+                else:
+                    frame[1], frame[2] = hashable(value), (start, end)
+            elif frame[1] is _MERGE:
+                _merge(frame, value, src, start, end, event.start_mark)
             else:
                 key = frame[1]
                 if key in container:
@@ -330,17 +344,20 @@ def _build(parser, file: str, text: str):
                 container._offsets = offsets_of(OFFSET, (start,))
             container._src = src
             tag = event.tag if event.tag and event.tag.startswith("!") else None
-            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style, None])
+            stack.append([container, _NO_KEY, None, tag, 1, event.anchor, start, None, event.flow_style, None, None])
         elif kind is MappingEndEvent or kind is SequenceEndEvent:
-            container, _, _, tag, size, anchor, start, last, flow, rewritten = stack.pop()
+            container, _, _, tag, size, anchor, start, last, flow, rewritten, merged = stack.pop()
             end = event.end_mark.index if flow or last is None else last
             if kind is MappingEndEvent:
                 container._offsets[1] = end
                 if rewritten:
                     _rewrite(container, rewritten)
+                if merged:
+                    _take_merged(container, merged)
             value = _tagged(tag, container, src, start, end) if tag else container
             if anchor:
                 anchors[anchor] = (value, size)
+                src.share(start, end)  # its aliases are the same value: no fix edits it
             if not stack:
                 root, done = value, True
                 continue
@@ -353,6 +370,8 @@ def _build(parser, file: str, text: str):
                 parent._offsets.append(start)
             elif frame[1] is _NO_KEY:
                 frame[1], frame[2] = hashable(value), (start, end)
+            elif frame[1] is _MERGE:
+                _merge(frame, value, src, start, end, event.start_mark)
             else:
                 key = frame[1]
                 if key in parent:
@@ -367,6 +386,40 @@ def _build(parser, file: str, text: str):
 
 
 _NO_KEY = object()
+_MERGE = object()  # the pending key is a merge key (<<)
+
+
+def _merge(frame: list, value, src: Text, start: int, end: int, mark) -> None:
+    """A merge key's value (a mapping, or a sequence of mappings, usually aliases): kept on
+    the frame until its mapping ends, its text marked as shared (a fix through it would
+    change every mapping that merges it)."""
+    if isinstance(value, YamlMap):
+        sources = [value]
+    elif isinstance(value, YamlSeq) and all(isinstance(item, YamlMap) for item in value):
+        sources = list(reversed(value))  # the first mapping of the sequence wins
+    else:
+        raise ParseError("invalid YAML: a merge key (<<) takes a mapping or a sequence of mappings",
+                         mark.line + 1, mark.column + 1)
+    if frame[10] is None:
+        frame[10] = []
+    frame[10].extend(sources)
+    src.share(start, end)
+    frame[1] = _NO_KEY
+
+
+def _take_merged(container: YamlMap, merged: list) -> None:
+    """Merged keys, as PyYAML reads them: a key written in the mapping wins, then the
+    mapping merged last; each merged entry keeps where its source writes it (inside an
+    anchor or the merge key's value, so no fix edits it)."""
+    entries: dict = {}
+    for source in merged:
+        offsets = source._offsets
+        for key, at in zip(source, range(2, len(offsets), 4)):
+            entries[key] = (source[key], offsets[at:at + 4])
+    for key, (value, offsets) in entries.items():
+        if key not in container:
+            container[key] = value
+            container._offsets.extend(offsets)
 
 
 def _hashable(key):
