@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 
 from fanout_lint.fixes.apply import FileChange
+from fanout_lint.fixes.positions import is_hcl
 from fanout_lint.untrusted import clean
 
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -19,8 +20,8 @@ NO_NEWLINE = "\\ No newline at end of file\n"
 def render(changes: list[FileChange]) -> str:
     out: list[str] = []
     for change in sorted(changes, key=lambda c: c.path):
-        before = change.source.text.splitlines(keepends=True)
-        after = change.text.splitlines(keepends=True)
+        before = _lines(change.source.text, change.path)
+        after = _lines(change.text, change.path)
         name = clean(change.path)
         for line in difflib.unified_diff(before, after, fromfile=name, tofile=name):
             if line.startswith(("---", "+++", "@@")):
@@ -31,3 +32,13 @@ def render(changes: list[FileChange]) -> str:
             if content == line:  # the file's last line, without a break
                 out.append(NO_NEWLINE)
     return "".join(out)
+
+
+def _lines(text: str, path: str) -> list[str]:
+    """The text's lines as its parser counts them (``positions.py``): in HCL a line ends at
+    LF alone, so a comment holding another break is shown as the one line it is."""
+    if not is_hcl(path):
+        return text.splitlines(keepends=True)
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]

@@ -19,9 +19,15 @@ _OTHER_YAML_BREAKS = ("\x85", "\u2028", "\u2029")  # libyaml's, besides CR and L
 _ONE_MORE = (1).__add__  # a line's length and its break, added in C (a generator costs a call a line)
 
 
+# The files Lark parses as HCL (``terraform_files.py``): Terraform's and OpenTofu's native
+# syntax and tfvars. ``.tf.json`` and ``.tofu.json`` are JSON, located by the JSON parser.
+_HCL_SUFFIXES = (".tf", ".tofu", ".tfvars")
+
+
 def is_hcl(file: str) -> bool:
-    """Terraform sources are the ``.tf`` files of a unit; everything else is a template."""
-    return file.endswith(".tf")
+    """Whether ``file`` is native HCL, whose lines Lark counts; every other source is a
+    template (YAML or JSON), whose lines libyaml counts."""
+    return file.endswith(_HCL_SUFFIXES)
 
 
 class Lines:
