@@ -123,8 +123,23 @@ class JsonMap(Map):
         found = self._value_offsets(key)
         return None if found is None else self._src.span(self._key_offset(key), found[1])
 
+    def is_shared(self, key) -> bool:
+        found = self._value_offsets(key)
+        return found is not None and self._src.is_shared(found[0])
+
+    def share(self, key=None) -> None:
+        if key is None:
+            start = self._src.start(self._at)
+            self._src.share(start, _step_over(self._src.text, start))
+            return
+        found = self._value_offsets(key)
+        if found is not None:
+            self._src.share(*found)
+
     def body(self) -> Loc | None:
         start = self._src.start(self._at)
+        if self._src.is_shared(start):  # read by a variable too: a setting inserted there would be its
+            return None
         return self._src.span(start, _step_over(self._src.text, start))
 
 

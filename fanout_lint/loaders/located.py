@@ -30,25 +30,40 @@ class Text:
     """A file's text and its line table, shared by every container parsed from it, so that
     a container keeps character offsets and makes a ``Loc`` only when one is read."""
 
-    __slots__ = ("text", "file", "_line_starts", "_shared")
+    __slots__ = ("text", "file", "_line_starts", "_shared", "_disjoint")
 
     def __init__(self, text: str, file: str):
         self.text = text
         self.file = file
         self._line_starts: list[int] | None = None
         # (start, end) of text that stands for more than one place: a YAML anchor's node
-        # (its aliases are the same value) and a merge key's value (every mapping that
-        # merges it reads it). A fix is never made inside one.
+        # (its aliases are the same value), a merge key's value (every mapping that merges
+        # it reads it), a Serverless variable and what it reads. A fix is never made in one.
         self._shared: list[tuple[int, int]] | None = None
+        self._disjoint: tuple[list[int], list[int]] | None = None  # the same, merged, for bisect
 
     def share(self, start: int, end: int) -> None:
         if self._shared is None:
             self._shared = []
-        self._shared.append((start, end))
+        self._shared.append((start, max(end, start + 1)))
+        self._disjoint = None
 
     def is_shared(self, offset: int) -> bool:
-        shared = self._shared
-        return shared is not None and any(start <= offset < end for start, end in shared)
+        if self._shared is None:
+            return False
+        if self._disjoint is None:
+            starts: list[int] = []
+            ends: list[int] = []
+            for start, end in sorted(self._shared):
+                if ends and start <= ends[-1]:
+                    ends[-1] = max(ends[-1], end)
+                else:
+                    starts.append(start)
+                    ends.append(end)
+            self._disjoint = (starts, ends)
+        starts, ends = self._disjoint
+        at = bisect.bisect_right(starts, offset) - 1
+        return at >= 0 and offset < ends[at]
 
     def loc(self, offset: int) -> Loc:
         if self._line_starts is None:
@@ -133,8 +148,11 @@ class Map(dict):
 
     def is_shared(self, key) -> bool:
         """Whether the value of ``key`` is written where other values read it too (a YAML
-        anchor, alias or merge key): no fix may edit it. JSON shares nothing."""
+        anchor, alias or merge key, a Serverless variable): no fix may edit it."""
         return False
+
+    def share(self, key=None) -> None:
+        """Marks the value of ``key`` (None: the whole mapping) as read from elsewhere too."""
 
     def body(self) -> Loc | None:
         """From the first key (block style) or the opening brace (flow style) to the end."""
@@ -253,3 +271,20 @@ class DerivedMap(Map):
 
     def body(self) -> Loc | None:
         return self.home.body() if self.home is not None else None
+
+
+def share_entry(container, key, seen: set) -> None:
+    """Marks ``container[key]`` as read from more than one place (a variable that reads it,
+    or the variable's own text): its text, and every mapping inside it, so that no fix
+    edits it. ``seen``: the containers already marked in this pass, walked once."""
+    if isinstance(container, Map):
+        container.share(key)
+    stack = [container[key]]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, (dict, list)) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Map):
+            item.share()
+        stack.extend(item.values() if isinstance(item, dict) else item)

@@ -57,7 +57,7 @@ from fanout_lint.loaders.cfn_template import RawResource, means_sam, raw_resourc
 from fanout_lint.loaders.cfn_view import CfnView
 from fanout_lint.loaders.cloudformation import exported_ids, metadata_suppressions
 from fanout_lint.loaders.linker import Linker
-from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of
+from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of, share_entry
 from fanout_lint.loaders.serverless_variables import Resolution, resolve_variables
 from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
@@ -120,6 +120,10 @@ def is_service(data: Any) -> bool:
 def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Graph], list[LoadError]]:
     budget = Budget(file=file)
     resolution = resolve_variables(data, budget)
+    seen: set[int] = set()
+    for container, key in resolution.shared:  # what a variable is or reads is no fix's to edit
+        budget.step()
+        share_entry(container, key, seen)
     service = _Service(data, file, syntax, text, resolution, budget)
     resources = service.expand()
     parameters = dict(resolution.parameters)

@@ -68,6 +68,9 @@ class Resolution(Record):
     # text, or None where the file does not give it), for what the Framework derives
     # from the text (a queue's name in a logical ID)
     made: dict[int, tuple[dict, tuple]] = field(default_factory=dict)
+    # (container, key) of every value a variable stands for or reads: what is written
+    # there is read from more than one place, so no fix edits it
+    shared: list[tuple[Any, Any]] = field(default_factory=list)
 
     def parts_of(self, raw: Any) -> tuple | None:
         """The parts of a string a variable made into ``raw``, or None for anything else."""
@@ -130,6 +133,7 @@ class _Resolver:
         if isinstance(resolved, (dict, list)) and _reaches(resolved, container, self.budget):
             resolved = self.unknown(value, (None,))  # placing it would make the file contain itself
         container[key] = resolved
+        self.resolution.shared.append((container, key))
         return resolved
 
     # -- strings ---------------------------------------------------------------------
@@ -229,7 +233,8 @@ class _Resolver:
                 return None
             if isinstance(child, dict) and _is_unknown_ref(child, self.resolution):
                 return UNKNOWN
-            node = child
+            parent, node = node, child
+        self.resolution.shared.append((parent, step))
         return node
 
 

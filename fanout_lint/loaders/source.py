@@ -173,6 +173,14 @@ class YamlMap(Map):
         at = self._entry(key)
         return at >= 0 and self._src.is_shared(self._offsets[at + 2])
 
+    def share(self, key=None) -> None:
+        if key is None:
+            self._src.share(self._offsets[0], self._offsets[1])
+            return
+        at = self._entry(key)
+        if at >= 0:
+            self._src.share(self._offsets[at + 2], self._offsets[at + 3])
+
     def body(self) -> Loc | None:
         # None inside an anchor: a setting inserted there would be every alias's
         if self._src.is_shared(self._offsets[0]):
