@@ -404,3 +404,138 @@ def test_a_crashing_rule_is_an_error_record_and_the_rest_still_runs(capsys, tmp_
     assert_good_linted(report, first)
     for other in others:
         assert_good_linted(report, other)
+
+
+# -- literals no parser can read ------------------------------------------------
+
+LONG = "9" * 5000  # past the 4,300 digits Python turns into an int
+
+
+def _tf(tmp_path, name: str, text: str):
+    unit = tmp_path / name.split(".")[0]
+    unit.mkdir()
+    path = unit / name
+    path.write_text(text, encoding="utf-8")
+    return unit, path
+
+
+@pytest.mark.parametrize("escape", [r"\U00110000", r"\UFFFFFFFF", r"\uD800", r"\uDFFF"])
+@pytest.mark.parametrize("where", ["value", "label", "key"])
+def test_an_hcl_escape_of_no_character_is_an_error_with_its_line(capsys, tmp_path, good, escape, where):
+    text = {
+        "value": 'resource "aws_sqs_queue" "q" {\n  name = "x%s"\n}\n',
+        "label": 'resource "aws_sqs_queue" "q" {\n}\nresource "aws_sqs_queue" "%s" {\n}\n',
+        "key": 'resource "aws_sqs_queue" "q" {\n  tags = {\n    "%s" = "x"\n  }\n}\n',
+    }[where] % escape
+    unit, path = _tf(tmp_path, "main.tf", text)
+    code, report, err = check(capsys, unit, good)
+    assert code == 2
+    error = assert_one_error(report, path, "HCL", escape, "no Unicode character")
+    assert error["line"] == {"value": 2, "label": 3, "key": 3}[where]
+    assert_good_linted(report, good)
+
+
+def test_hcl_escapes_of_characters_still_read(tmp_path):
+    from fanout_lint.loaders.hcl_syntax import parse_hcl
+
+    parsed = parse_hcl('a = "\\u00e9\\U0001F600\\U0010FFFF"\n', "main.tf")
+    assert parsed.body.attributes["a"].expr.value == "\u00e9\U0001F600\U0010FFFF"
+
+
+@pytest.mark.parametrize("name, text, line", [
+    ("template.json", '{"Resources": {"Q": {"Type": "AWS::SQS::Queue",\n "Properties": {"VisibilityTimeout": %s}}}}', 2),
+    ("template.yaml", "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      VisibilityTimeout: %s\n", 5),
+    ("tagged.yaml", "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      VisibilityTimeout: !!int %s\n", 5),
+    ("plan.json", '{"format_version": "1.2", "planned_values": {"root_module": {"resources": [\n'
+                  '{"address": "aws_sqs_queue.q", "type": "aws_sqs_queue", "name": "q", "mode": "managed",\n'
+                  ' "values": {"visibility_timeout_seconds": %s}}]}}}', 3),
+    ("serverless.yml", "service: s\nprovider:\n  name: aws\nfunctions:\n  f:\n    handler: a.b\n    timeout: %s\n", 7),
+])
+def test_a_number_too_long_to_read_is_an_error_with_its_line(capsys, tmp_path, good, name, text, line):
+    path = tmp_path / name
+    path.write_text(text % LONG)
+    code, report, err = check(capsys, path, good)
+    assert code == 2
+    error = assert_one_error(report, path, "number literal too long", "5,000 digits")
+    assert error["line"] == line
+    assert_good_linted(report, good)
+
+
+@pytest.mark.parametrize("name", ["main.tf.json", "main.tofu.json"])
+def test_a_number_too_long_to_read_in_terraform_json_is_an_error_with_its_line(capsys, tmp_path, good, name):
+    unit, path = _tf(tmp_path, name, '{"resource": {"aws_sqs_queue": {"q": {\n"visibility_timeout_seconds": %s}}}}' % LONG)
+    code, report, err = check(capsys, unit, good)
+    assert code == 2
+    error = assert_one_error(report, path, "number literal too long")
+    assert error["line"] == 2
+    assert_good_linted(report, good)
+
+
+def test_a_number_too_long_in_a_json_tfvars_file_is_an_error(capsys, tmp_path, good):
+    unit, path = _tf(tmp_path, "main.tf", 'variable "t" {}\nresource "aws_sqs_queue" "q" {\n'
+                                          "  visibility_timeout_seconds = var.t\n}\n")
+    tfvars = unit / "terraform.tfvars.json"
+    tfvars.write_text('{"t": %s}' % LONG)
+    code, report, err = check(capsys, unit, good)
+    assert code == 2
+    assert_one_error(report, tfvars, line=False)
+    assert "Traceback" not in err and "internal error" not in json.dumps(report)
+
+
+@pytest.mark.parametrize("literal", ["1e99999", "-1e99999", "1.0e308", "123456789012345678901234567890123"])
+@pytest.mark.parametrize("syntax", ["yaml", "json", "hcl"])
+def test_huge_numbers_that_parse_are_unknown_not_crashes(capsys, tmp_path, literal, syntax):
+    """A float past the double range, or an integer past any AWS bound, as a function's
+    timeout: silence, not a finding, a fix or a crash (a known 10^32 s would make FL202
+    ask for a visibility timeout of 6 x 10^32)."""
+    if syntax == "hcl":
+        unit, _ = _tf(tmp_path, "main.tf", f'''resource "aws_sqs_queue" "q" {{
+  visibility_timeout_seconds = 30
+}}
+resource "aws_lambda_function" "f" {{
+  function_name = "f"
+  timeout       = {literal}
+}}
+resource "aws_lambda_event_source_mapping" "m" {{
+  event_source_arn        = aws_sqs_queue.q.arn
+  function_name           = aws_lambda_function.f.arn
+  function_response_types = ["ReportBatchItemFailures"]
+}}
+''')
+        path = unit
+    else:
+        template = {"Resources": {
+            "Q": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}},
+            "F": {"Type": "AWS::Lambda::Function", "Properties": {"Timeout": "@"}},
+            "M": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {
+                "EventSourceArn": {"Fn::GetAtt": ["Q", "Arn"]}, "FunctionName": {"Ref": "F"},
+                "FunctionResponseTypes": ["ReportBatchItemFailures"]}}}}
+        path = tmp_path / f"template.{syntax}"
+        path.write_text(json.dumps(template).replace('"@"', literal))
+    code, report, err = check(capsys, path)
+    assert report["errors"] == []
+    names = [f["name"] for f in report["findings"]]
+    assert "visibility-timeout-below-function-timeout" not in names
+    assert "visibility-timeout-headroom" not in names
+
+
+def test_nothing_to_lint_is_not_said_after_a_unit_failed_to_load(capsys, tmp_path):
+    path = tmp_path / "template.yaml"
+    path.write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: {VisibilityTimeout: %s}\n" % LONG)
+    code = main(["check", str(path)])
+    out = capsys.readouterr()
+    assert code == 2
+    assert "nothing to lint" not in out.out + out.err
+    assert f"{path}:4:" in out.out + out.err
+    unit, _ = _tf(tmp_path, "main.tf", 'resource "aws_sqs_queue" "q" {\n  name = "\\U00110000"\n}\n')
+    code = main(["check", str(unit)])
+    out = capsys.readouterr()
+    assert code == 2
+    assert "nothing to lint" not in out.out + out.err
+    assert "internal error" not in out.out + out.err
+
+
+def test_nothing_to_lint_is_still_said_when_there_was_nothing(capsys, tmp_path):
+    code = main(["check", str(tmp_path)])  # an empty directory
+    out = capsys.readouterr()
+    assert "nothing to lint" in out.err
