@@ -310,3 +310,98 @@ def test_words_and_digits_are_literals_without_a_yaml_parse():
             assert _scalars(yaml.safe_load(" " * (column - 1) + text))
     for text in ("1.5", "-1", "2024-01-01", "=", "<<", "a b", "a:b", "30 ", "a\n", ".inf", "~"):
         assert not _PLAIN_WORD_OR_DIGITS.match(text)
+
+
+SHARED = """\
+Defaults: &function
+  Timeout: 900
+QueueDefaults: &queue
+  VisibilityTimeout: 900
+Resources:
+  Worker:
+    Type: AWS::Lambda::Function
+    Properties:
+      <<: *function
+  Short:
+    Type: AWS::Lambda::Function
+    Properties: {Timeout: 60}
+  Merged:
+    Type: AWS::SQS::Queue
+    Properties:
+      <<: *queue
+  Explicit:
+    Type: AWS::SQS::Queue
+    Properties:
+      VisibilityTimeout: 360
+  Anchored:
+    Type: AWS::SQS::Queue
+    Properties: &anchored
+      VisibilityTimeout: 30
+  Aliased:
+    Type: AWS::SQS::Queue
+    Properties: *anchored
+  InlineMerge:
+    Type: AWS::SQS::Queue
+    Properties:
+      <<: [{VisibilityTimeout: 30}, *queue]
+  Overridden:
+    Type: AWS::SQS::Queue
+    Properties:
+      <<: *queue
+      VisibilityTimeout: 45
+""" + "".join(f"""\
+  {queue}Mapping:
+    Type: AWS::Lambda::EventSourceMapping
+    Properties:
+      EventSourceArn: !GetAtt {queue}.Arn
+      FunctionName: !Ref {function}
+      FunctionResponseTypes: [ReportBatchItemFailures]
+""" for queue, function in (("Merged", "Short"), ("Explicit", "Worker"), ("Anchored", "Short"),
+                            ("Aliased", "Short"), ("InlineMerge", "Short"), ("Overridden", "Short")))
+
+
+def test_merge_keys_are_read_and_no_fix_goes_through_an_anchor_alias_or_merge_key(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "stack.yaml"
+    path.write_text(SHARED, encoding="utf-8")
+    _, out, _ = run(capsys, "stack.yaml", "--format", "json")
+    timeouts = {f["resource"]: f for f in json.loads(out)["findings"] if f["rule"] in ("FL202", "FL203")}
+    # the merged 900 s is read: Merged's queue is long enough, Explicit's 360 s is below Worker's 900 s
+    assert "Merged" not in timeouts
+    assert "Timeout 900 s of Worker" in timeouts["Explicit"]["message"]
+    assert timeouts["Explicit"]["fix"]["edits"][0]["content"] == "5400"
+    # the first mapping of a merged sequence wins (30 s), an explicit key wins over any merge (45 s)
+    assert "VisibilityTimeout 30 s of InlineMerge" in timeouts["InlineMerge"]["message"]
+    assert "VisibilityTimeout 45 s of Overridden" in timeouts["Overridden"]["message"]
+    # what an anchor, an alias or a merge key shares is not fixed; what is written in place is
+    assert {name for name, f in timeouts.items() if "fix" in f} == {"Explicit", "Overridden"}
+    assert {"Anchored", "Aliased", "InlineMerge"} <= set(timeouts)
+    code, _, err = run(capsys, "stack.yaml", "--fix")
+    assert err == "fanout-lint: fixed 2 findings in 1 file\n"
+    fixed = path.read_text(encoding="utf-8")
+    assert fixed == SHARED.replace("VisibilityTimeout: 360", "VisibilityTimeout: 5400").replace(
+        "VisibilityTimeout: 45", "VisibilityTimeout: 360")
+
+
+def test_a_literal_past_the_aws_maximum_is_unknown_so_no_finding_and_no_fix(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "stack.yaml"
+    # a 34-digit timeout (FL202 would ask for 35 digits), a source retention past 14 days
+    # (FL103 would ask for a longer DLQ retention than SQS allows)
+    path.write_text(TEMPLATE.replace("Timeout: 60", "Timeout: 1234567890123456789012345678901234")
+                    .replace("VisibilityTimeout: 30\n", "VisibilityTimeout: 30\n      MessageRetentionPeriod: 1209601\n"),
+                    encoding="utf-8")
+    code, out, _ = run(capsys, "stack.yaml", "--format", "json")
+    findings = json.loads(out)["findings"]
+    assert {f["rule"] for f in findings} == {"FL204"}  # no timeout or retention finding rests on them
+    code, out, err = run(capsys, "stack.yaml", "--diff")
+    assert out == ""
+
+
+@pytest.mark.parametrize("timeout, known", [(900, True), (901, False), (10**6, False), (1, True)])
+def test_a_function_timeout_is_known_within_the_lambda_range_only(tmp_path, capsys, monkeypatch, timeout, known):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stack.yaml").write_text(TEMPLATE.replace("Timeout: 60", f"Timeout: {timeout}")
+                                         .replace("VisibilityTimeout: 30", "VisibilityTimeout: 0"), encoding="utf-8")
+    _, out, _ = run(capsys, "stack.yaml", "--format", "json")
+    assert any(f["rule"] == "FL202" for f in json.loads(out)["findings"]) is known
