@@ -335,3 +335,71 @@ def test_every_output_format(tmp_path, capsys, fmt):
     assert "serverless.yml" in out
     if fmt == "json":
         assert {f["resource"] for f in json.loads(out)["findings"]} >= {"JobsQueue", "SNSTopicOrdercreated"}
+
+
+# -- fixes: never through a variable ---------------------------------------------------
+
+VARIABLES = SERVICE + """\
+custom:
+  visibility: 30
+  properties:
+    VisibilityTimeout: 30
+functions:
+  worker:
+    handler: a.b
+    timeout: 60
+    events:
+""" + "".join(f"""\
+      - sqs:
+          arn: {{"Fn::GetAtt": [{queue}, Arn]}}
+          functionResponseType: ReportBatchItemFailures
+""" for queue in ("ByVariable", "Quoted", "WholeProperties", "ReadByVariable", "Reader", "Plain")) + """\
+resources:
+  Resources:
+    ByVariable:
+      Type: AWS::SQS::Queue
+      Properties:
+        VisibilityTimeout: ${self:custom.visibility}
+    Quoted:
+      Type: AWS::SQS::Queue
+      Properties:
+        VisibilityTimeout: "${self:custom.visibility}"
+    WholeProperties:
+      Type: AWS::SQS::Queue
+      Properties: ${self:custom.properties}
+    ReadByVariable:
+      Type: AWS::SQS::Queue
+      Properties:
+        VisibilityTimeout: 30
+    Reader:
+      Type: AWS::SQS::Queue
+      Properties:
+        VisibilityTimeout: ${self:resources.Resources.ReadByVariable.Properties.VisibilityTimeout}
+    Plain:
+      Type: AWS::SQS::Queue
+      Properties:
+        VisibilityTimeout: 30
+"""
+
+
+@pytest.mark.parametrize("name", ["serverless.yml", "serverless.json"])
+def test_no_fix_overwrites_a_variable_or_what_a_variable_reads(tmp_path, capsys, monkeypatch, name):
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / name
+    path.write_text(VARIABLES if name.endswith(".yml") else json.dumps(yaml.safe_load(VARIABLES), indent=2))
+    main(["check", "--format", "json", name])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    timeouts = {f["resource"]: f for f in findings if f["rule"] == "FL202"}
+    # every queue's 30 s is read, through its variable too
+    assert set(timeouts) == {"ByVariable", "Quoted", "WholeProperties", "ReadByVariable", "Reader", "Plain"}
+    # only what is written in place, and read from nowhere else, is fixed
+    assert {queue for queue, f in timeouts.items() if "fix" in f} == {"Plain"}
+    before = path.read_text()
+    main(["check", "--fix", name])
+    capsys.readouterr()
+    after = path.read_text()
+    assert after != before
+    assert after.count("${self:") == before.count("${self:") == 4
+    assert after.count("360") == 1
