@@ -106,3 +106,72 @@ def test_keys_written_twice_in_a_huge_mapping_cost_one_pass():
     assert len(parsed) == count and parsed["k7"] == "again"
     assert parsed.loc_of("k7") == Loc("t.yaml", count + 8, 1, count + 8, 3)
     assert parsed.value_span(f"k{count - 1}") == Loc("t.yaml", 2 * count, 9, 2 * count, 14)
+
+
+# -- merge keys, as YAML 1.1 and PyYAML read them -------------------------------------
+
+MERGES = """\
+base: &base {a: 1, b: 2}
+more: &more
+  b: 20
+  c: 30
+nested: &nested
+  <<: *base
+  d: 4
+one: {<<: *base, b: 3}
+seq:
+  <<: [*more, *base]
+  e: 5
+inline:
+  <<: {a: 10}
+  <<: *more
+explicit_first:
+  a: 100
+  <<: *base
+deep:
+  <<: *nested
+quoted:
+  "<<": *base
+tagged:
+  !!str <<: 1
+"""
+
+
+def test_merge_keys_read_as_pyyaml_reads_them():
+    parsed = parse_yaml(MERGES, "t.yaml")
+    expected = yaml.safe_load(MERGES.replace("  !!str <<: 1\n", "  '<<': 1\n"))
+    assert parsed == expected
+    assert parsed["seq"] == {"b": 20, "c": 30, "a": 1, "e": 5}  # the first mapping of a sequence wins
+    assert parsed["explicit_first"]["a"] == 100  # a key written in the mapping wins, wherever it stands
+    assert parsed["quoted"] == {"<<": {"a": 1, "b": 2}}  # only a plain << merges
+
+
+def test_merged_keys_are_located_where_they_are_written_and_no_fix_edits_them():
+    parsed = parse_yaml(MERGES, "t.yaml")
+    one = parsed["one"]
+    assert one.loc_of("a") == parsed["base"].loc_of("a")  # written in base's mapping, line 1
+    assert one.loc_of("b").line == 8  # written here
+    assert one.is_shared("a") and parsed["base"].is_shared("a")  # an anchor's value: its aliases read it too
+    assert not one.is_shared("b")
+    assert parsed["inline"].is_shared("a")  # a merge key's own mapping: read through the merge
+    assert parsed["explicit_first"].is_shared("b") and not parsed["explicit_first"].is_shared("a")
+    assert parsed["base"].body() is None  # nothing is inserted into an anchored mapping
+    assert parsed["explicit_first"].body() is not None
+
+
+def test_a_merge_of_anything_but_mappings_is_an_error_with_its_line():
+    from fanout_lint.loaders.located import ParseError
+
+    for text, line in (("a: &x 1\nb:\n  <<: *x\n", 3), ("b:\n  c: 1\n  <<: [{a: 1}, 2]\n", 3), ("b: {<<: hello}\n", 1)):
+        try:
+            parse_yaml(text, "t.yaml")
+        except ParseError as exc:
+            assert "merge key" in exc.message and exc.line == line, (text, exc.message, exc.line)
+        else:
+            raise AssertionError(f"no error for {text!r}")
+        try:
+            yaml.safe_load(text)
+        except yaml.YAMLError:
+            pass  # PyYAML refuses it too
+        else:
+            raise AssertionError(f"PyYAML reads {text!r}")
