@@ -405,3 +405,19 @@ def test_a_function_timeout_is_known_within_the_lambda_range_only(tmp_path, caps
                                          .replace("VisibilityTimeout: 30", "VisibilityTimeout: 0"), encoding="utf-8")
     _, out, _ = run(capsys, "stack.yaml", "--format", "json")
     assert any(f["rule"] == "FL202" for f in json.loads(out)["findings"]) is known
+
+
+@pytest.mark.parametrize("value, planned", [(43_200, True), (43_201, False), (10**34, False)])
+def test_no_fix_writes_a_value_past_the_aws_maximum(tmp_path, value, planned):
+    from fanout_lint.discover import discover
+    from fanout_lint.fixes import Planner
+    from fanout_lint.loaders import load_candidate
+    from fanout_lint.model.nodes import Queue
+    from fanout_lint.rule import Fix
+
+    path = tmp_path / "stack.yaml"
+    path.write_text(TEMPLATE, encoding="utf-8")
+    (candidate,), _ = discover([str(path)], ())
+    (graph,), _ = load_candidate(candidate)
+    queue = next(q for q in graph.all(Queue) if q.id == "Queue")
+    assert (Planner(graph).plan(queue, Fix("visibility_timeout", value, True)) is not None) is planned

@@ -9,7 +9,12 @@ A fix is planned only where making it changes that setting and nothing else:
   literal, or is the AWS default of an absent setting. A parameter or variable default
   is shared: editing it would change every resource that reads it;
 - the literal's span is known (it is replaced) or the body holding the settings is
-  (the setting is inserted there).
+  (the setting is inserted there), and it is local: written for this setting alone, not
+  through a YAML anchor, alias or merge key, nor a Serverless variable or what one reads
+  (the site then has no value span, ``located.MapSite.value``), nor a parameter or a
+  Terraform variable or local (their origin, or their text, is no literal);
+- the new value lies in the range AWS accepts for the setting (``defaults.BOUNDS``): a
+  value read past it is unknown already, so no rule proposes one from it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from fanout_lint.findings import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement, value as written_value
+from fanout_lint.model.defaults import bound_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Body, Node
 from fanout_lint.model.schema import field_of, kind_of
@@ -50,6 +56,8 @@ class Planner:
             return None
         current, body = found
         if type(current) is not Known or current.origin not in (LITERAL, DEFAULT) or current.value == fix.value:
+            return None
+        if not _in_range(node, fix):
             return None
         try:
             if current.site is not None:
@@ -120,6 +128,15 @@ def _setting(node: Node, name: str) -> tuple[Value, Body | None] | None:
     if isinstance(holder, Known) and holder.value is not None and hasattr(holder.value, name):
         return getattr(holder.value, name), getattr(holder.value, "body", None)
     return None
+
+
+def _in_range(node: Node, fix: Fix) -> bool:
+    """Whether a whole-number fix writes a value AWS accepts for its setting."""
+    if type(fix.value) is not int:
+        return True
+    field = field_of(node, fix.field)
+    bound = bound_of(field.default if field is not None else None)
+    return bound.low <= fix.value <= bound.high
 
 
 def _document_field(node: Node, name: str) -> str | None:
