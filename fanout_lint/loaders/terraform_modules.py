@@ -31,6 +31,7 @@ from fanout_lint.loaders.hcl_expressions import (
 )
 from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.hcl_parser import syntax_fingerprint
+from fanout_lint.loaders.numbers import long_number_error
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.loaders.terraform_json import parse_tf_json
 from fanout_lint.loaders.terraform_overrides import merge_overrides
@@ -222,9 +223,14 @@ def _json_tfvars(unit: UnitState, file: str) -> dict[str, Value]:
     if raw is None:
         return {}
     try:
-        data = json.loads(decode(raw))
+        text = decode(raw)
+        data = json.loads(text)
     except (ValueError, ParseError, RecursionError) as exc:
-        unit.errors.append(LoadError(file, getattr(exc, "lineno", None), f"invalid tfvars JSON: {exc}"))
+        if type(exc) is ValueError:  # json's own, for an integer of more digits than Python converts
+            long = long_number_error(text, "tfvars JSON")
+            unit.errors.append(LoadError(file, long.line, long.message, long.column))
+        else:
+            unit.errors.append(LoadError(file, getattr(exc, "lineno", None), f"invalid tfvars JSON: {exc}"))
         unit.incomplete = True
         return {}
     unit.files.append(file)
