@@ -366,7 +366,7 @@ def _unescape(text: str, line: int | None = None) -> str:
         code = match.group(1)
         if code[0] in "uU" and len(code) > 1:
             point = int(code[1:], 16)
-            if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:  # no character (chr() refuses the first)
+            if point > 0x10FFFF:  # past Unicode: chr() refuses it, and so does Terraform
                 raise HclError(f"invalid HCL: \\{code} is no Unicode character", line)
             return chr(point)
         return _ESCAPES.get(code, match.group(0))
