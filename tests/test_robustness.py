@@ -540,3 +540,15 @@ def test_nothing_to_lint_is_still_said_when_there_was_nothing(capsys, tmp_path):
     code = main(["check", str(tmp_path)])  # an empty directory
     out = capsys.readouterr()
     assert "nothing to lint" in out.err
+
+
+@pytest.mark.parametrize("name", ["template.yaml", "serverless.yml"])
+def test_a_yaml_escape_of_no_character_is_an_error_with_its_line(capsys, tmp_path, good, name):
+    path = tmp_path / name
+    path.write_text("service: s\nprovider:\n  name: aws\nResources:\n  Q:\n    Type: AWS::SQS::Queue\n"
+                    '    Properties: {QueueName: "\\U00110000"}\n')
+    code, report, _ = check(capsys, path, good)
+    assert code == 2
+    error = assert_one_error(report, path, "invalid YAML")
+    assert error["line"] == 7
+    assert_good_linted(report, good)

@@ -43,3 +43,26 @@ def test_describe_says_where_a_value_came_from():
     assert describe(Known(604800, PARAMETER, "Retention"), "s") == "604,800 s (default of parameter Retention)"
     assert describe(OneOf((Known(1), Known(2)))) == "1 or 2"
     assert describe(Unknown("x")) == "unknown"
+
+
+def test_every_bound_is_of_a_whole_number_setting_and_holds_its_default():
+    from fanout_lint.model.defaults import BOUNDS, DEFAULTS
+    from fanout_lint.model.schema import KINDS
+
+    keys = {f.default for kind in KINDS for f in kind.fields if f.read in ("int", "part")}
+    assert set(BOUNDS) <= keys
+    for key, bound in BOUNDS.items():
+        assert bound.low <= DEFAULTS[key].value <= bound.high, key
+        assert bound.source.startswith("https://docs.aws.amazon.com/"), key
+
+
+def test_a_value_outside_its_bound_is_unknown_whatever_its_origin():
+    from fanout_lint.model.values import OneOf, Unknown, within
+
+    assert within(Known(900), 1, 900) == Known(900)
+    assert type(within(Known(901), 1, 900)) is Unknown
+    assert type(within(Known(10**34, "parameter", "T"), 1, 900)) is Unknown
+    assert type(within(OneOf((Known(10), Known(1000))), 1, 900)) is Unknown
+    assert within(OneOf((Known(10), Known(None))), 1, 900) == OneOf((Known(10), Known(None)))
+    assert within(Known(None), 1, 900) == Known(None)
+    assert type(within(Unknown("x"), 1, 900)) is Unknown
