@@ -306,7 +306,8 @@ def _build(parser, file: str, text: str):
                     value, size = scalar(event, src), 1
                 except ValueError:  # int() of more digits than Python converts
                     mark = event.start_mark
-                    raise ParseError(f"invalid YAML: {too_long(len(event.value))}", mark.line + 1, mark.column + 1) from None
+                    message = f"invalid YAML: {too_long(len(event.value))}"
+                    raise ParseError(message, mark.line + 1, mark.column + 1) from None
                 if type(value) is str:  # most are keys and type names a template writes many times
                     value = intern(value)
                 if event.anchor:

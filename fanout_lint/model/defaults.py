@@ -126,14 +126,13 @@ _LAMBDA_MAPPING = "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEvent
 _LAMBDA_INVOKE = "https://docs.aws.amazon.com/lambda/latest/api/API_PutFunctionEventInvokeConfig.html"
 _SQS_ATTRIBUTES = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html"
 _EVENTS_RETRY = "https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_RetryPolicy.html"
+_SQS_DLQ = ("https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/"
+            "sqs-configure-dead-letter-queue.html")
 
 BOUNDS: dict[str, Bound] = {
     "queue.visibility_timeout": Bound(0, 43_200, _SQS_ATTRIBUTES),
     "queue.message_retention": Bound(60, 1_209_600, _SQS_ATTRIBUTES),
-    "redrive.max_receive_count": Bound(
-        1, 1_000,
-        "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue.html",
-    ),
+    "redrive.max_receive_count": Bound(1, 1_000, _SQS_DLQ),
     "function.timeout": Bound(1, 900, "https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html"),
     "mapping.batch_size": Bound(1, 10_000, _LAMBDA_MAPPING),
     "mapping.batching_window": Bound(0, 300, _LAMBDA_MAPPING),
