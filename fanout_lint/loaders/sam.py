@@ -19,12 +19,6 @@ IDs and located at the event in the source:
   adds ``<Fn><Event>Queue`` (or ``QueueLogicalId``) and ``<Fn><Event>QueuePolicy``.
 - ``Type: ScheduleV2``: ``<Fn><Event>`` (AWS::Scheduler::Schedule, invoking through a
   role SAM creates, so no permission); ``Type: SQS`` adds the queue only.
-- ``AWS::Serverless::StateMachine``: an ``AWS::StepFunctions::StateMachine``, and per
-  ``Schedule``, ``EventBridgeRule`` or ``CloudWatchEvent`` event ``<SM><Event>``
-  (AWS::Events::Rule whose target starts the state machine with the role
-  ``<SM><Event>Role`` SAM creates, so no permission), per ``ScheduleV2`` event
-  ``<SM><Event>`` (AWS::Scheduler::Schedule, role ``<SM><Event>Role``); dead-letter queues
-  as for functions.
 - ``Type: S3``: the bucket (which must be in the template) gets a
   ``NotificationConfiguration.LambdaConfigurations`` entry per event type, and
   ``<Fn><Event>Permission`` lets s3.amazonaws.com invoke (with ``SourceAccount`` only).
@@ -34,6 +28,13 @@ IDs and located at the event in the source:
 - ``AutoPublishAlias``: ``<Fn>Alias<name>`` (``-`` and ``_`` spelled ``D`` and ``U``), which
   every event invokes; ``!Ref <Fn>.Alias`` and ``!Ref <Fn>.Version`` written elsewhere
   name the function too.
+
+``AWS::Serverless::StateMachine`` becomes an ``AWS::StepFunctions::StateMachine``, and per
+``Schedule``, ``EventBridgeRule`` or ``CloudWatchEvent`` event ``<SM><Event>``
+(AWS::Events::Rule whose target starts the state machine with the role
+``<SM><Event>Role`` SAM creates, so no permission), per ``ScheduleV2`` event
+``<SM><Event>`` (AWS::Scheduler::Schedule, role ``<SM><Event>Role``); dead-letter queues
+as for functions. An ``Api`` event starts it through API Gateway and is not modelled.
 
 Connectors (``AWS::Serverless::Connector`` and the ``Connectors`` property) that let a
 topic write to a queue or a function become the queue policy or permission they grant.
