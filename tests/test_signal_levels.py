@@ -147,3 +147,13 @@ def test_an_sqs_event_proves_its_mapping_reads_a_queue_whatever_its_arn():
     from fanout_lint.rules import mapping_concurrency_above_reserved
 
     assert list(mapping_concurrency_above_reserved.check(graph, {})) == []
+
+
+def test_cfn_lint_takes_only_a_level_too():
+    pytest.importorskip("cfnlint")
+    from fanout_lint import cfnlint_adapter
+
+    rule = next(r for r in ALL_RULES if r.id == "FL401")
+    assert cfnlint_adapter.read_options(rule, "EFL401", {"schedules": "error"}) == ({"schedules": "error"}, [])
+    options, problems = cfnlint_adapter.read_options(rule, "EFL401", {"schedules": "loud"})
+    assert options == {} and "must be one of info, warning, error" in problems[0]
