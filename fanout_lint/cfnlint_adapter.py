@@ -147,7 +147,8 @@ def read_options(rule: Rule, cfn_id: str, configs: Any) -> tuple[dict[str, Any],
         try:
             options[option.name] = _converted(option, value)
         except ValueError:
-            problems.append(f"option {option.name!r} of {cfn_id} must be {_wanted(option.default)} like its "
+            wanted = f"one of {', '.join(option.choices)}" if option.choices else _wanted(option.default)
+            problems.append(f"option {option.name!r} of {cfn_id} must be {wanted} like its "
                             f"default {option.default!r}, not {value!r}; the default was used")
     return options, problems
 
@@ -173,6 +174,8 @@ def _converted(option: Option, value: Any) -> Any:
         items = value if isinstance(value, list) else [v for v in str(value).split(",") if v]
         return type(default)(str(item).strip() for item in items)
     if isinstance(default, str):
+        if option.choices and str(value) not in option.choices:
+            raise ValueError(value)
         return str(value)
     raise ValueError(value)
 

@@ -367,6 +367,10 @@ def _option_value(option: Option, value: Any, rule: Rule, reader: _Reader) -> An
         ok = isinstance(value, dict)
     else:
         ok = True
+    if ok and option.choices and value not in option.choices:
+        raise reader.error(option.name, (
+            f"option {option.name!r} of rule {rule.name} must be one of {', '.join(option.choices)}, not {value!r}"
+        ))
     if not ok:
         raise reader.error(option.name, (
             f"option {option.name!r} of rule {rule.name} must be {_kind(default)} "

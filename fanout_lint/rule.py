@@ -28,6 +28,7 @@ class Option(Record):
     name: str  # kebab-case, as written in configuration
     default: Any
     description: str
+    choices: tuple[str, ...] = ()  # the values a string option accepts, when not any string
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -56,6 +57,9 @@ class Violation(ValueRecord):
     related: tuple[tuple[Node, str], ...] = ()  # (node, role)
     field: str | None = None  # the setting at fault: the finding points at it when written
     fix: Fix | None = None
+    # The level of this finding when it is not the rule's: a shape the team would not act
+    # on (a function only a schedule runs) is reported lower, and the message says why.
+    severity: Severity | None = None
 
 
 if TYPE_CHECKING:

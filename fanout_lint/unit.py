@@ -177,7 +177,7 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
     return Finding(
         rule=rule.id,
         name=rule.name,
-        severity=severity,
+        severity=violation.severity or severity,
         message=violation.message,
         resource=node.resource,
         loc=loc_of(node, violation.field),

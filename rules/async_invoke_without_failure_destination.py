@@ -50,6 +50,24 @@ resource "aws_lambda_function_event_invoke_config" "report" {
 }
 ```
 
+## When it is info
+A function that only recurring schedules invoke is reported at info, and its message says
+so: every asynchronous invoker is an EventBridge rule with a `ScheduleExpression`
+(`rate(...)` or `cron(...)`, `schedule_expression`; SAM `Schedule`) and no
+`EventPattern`, and the template shows nothing else that may invoke it asynchronously: no
+SNS subscription, and no Lambda permission for a principal other than
+`events.amazonaws.com` (a bucket or topic of another stack may stand behind one). Lambda
+still retries a failing run twice; after that, the next scheduled run does the same work
+again, and the discarded event held nothing but its time and the target's fixed input.
+A function with a schedule and another asynchronous trigger (an event pattern, an S3
+notification) keeps the rule's severity. When a missed run matters, restore it with the
+`schedules` option:
+
+```toml
+[tool.fanout-lint.options.async-invoke-without-failure-destination]
+schedules = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html
@@ -61,18 +79,24 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import EventTarget, Function, InvokeConfig, Notification
+from fanout_lint.model.nodes import EventTarget, Function, InvokeConfig, LambdaPermission, Notification
+from fanout_lint.model.permissions import EVENTS, principal_matches
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import resource_type, term, term_of
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Option, Rule, Violation
 
-from .common import is_disabled, source_name
+from .common import LEVELS, SCHEDULED, is_disabled, level, runs_on_schedule_only, source_name
+
+SEVERITY = Severity.WARNING
 
 
 def check(graph: Graph, options) -> list[Violation]:
     if any(graph.function(c.function) is None for c in graph.all(InvokeConfig)):
         return []  # a configuration we cannot place may be any function's
     found = []
+    scheduled = level(SEVERITY, options, "schedules")
+    # a permission whose function the loader cannot place may be any function's
+    loose = any(graph.function(p.function) is None and not _events_only(p) for p in graph.all(LambdaPermission))
     for function in graph.all(Function):
         invokers = [
             d.sender for d in graph.deliveries_to(function.id)
@@ -83,16 +107,38 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         configs = graph.invoke_configs_for(function.id)
         sources = ", ".join(dict.fromkeys(source_name(s) for s in invokers))
+        message = (
+            f"Function {function.resource} is invoked asynchronously by {sources} but has neither an on-failure "
+            f"destination nor a dead-letter queue: {_retries(configs)}, then Lambda discards the event"
+            f"{_on_success(configs)}; {_advice(function, configs)}"
+        )
+        severity = None
+        if scheduled is not None and _only_schedules(graph, function, invokers, loose):
+            message += f"; reported as {scheduled.value} because only recurring schedules invoke it: {SCHEDULED}"
+            severity = scheduled
         found.append(Violation(
             at=function,
-            message=(
-                f"Function {function.resource} is invoked asynchronously by {sources} but has neither an on-failure "
-                f"destination nor a dead-letter queue: {_retries(configs)}, then Lambda discards the event"
-                f"{_on_success(configs)}; {_advice(function, configs)}"
-            ),
+            message=message,
             related=tuple([(s, "invoker") for s in invokers] + [(c, "invoke configuration") for c in configs]),
+            severity=severity,
         ))
     return found
+
+
+def _only_schedules(graph: Graph, function: Function, invokers: list, loose: bool) -> bool:
+    """Every asynchronous invoker is a recurring schedule, and the template shows nothing
+    else that may invoke the function: no SNS subscription, and no permission for a
+    service other than EventBridge (one may be a source in another stack)."""
+    if not all(isinstance(i, EventTarget) and runs_on_schedule_only(graph, i) for i in invokers):
+        return False
+    if graph.subscriptions_to(function.id) or loose:
+        return False
+    return all(_events_only(p) for p in graph.permissions_for(function.id))
+
+
+def _events_only(permission: LambdaPermission) -> bool:
+    return verdict(lambda p: isinstance(p, str) and p != "*" and principal_matches(p, EVENTS),
+                   permission.principal) is True
 
 
 def _loses_failures(graph: Graph, function: Function) -> bool:
@@ -133,8 +179,12 @@ def _advice(function: Function, configs: list[InvokeConfig]) -> str:
 RULE = Rule(
     id="FL402",
     name="async-invoke-without-failure-destination",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="A function EventBridge or S3 invokes keeps no record of events that fail",
     check=check,
     doc=__doc__,
+    options=(
+        Option("schedules", "info", "the level of a function only recurring schedules invoke "
+               "(warning reports it as any other function)", LEVELS),
+    ),
 )

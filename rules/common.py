@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     Delivery,
@@ -68,7 +69,11 @@ def subscription_dlqs(graph: Graph, queue: Queue) -> list[Subscription]:
 
 
 def is_sqs_source(graph: Graph, mapping: EventSourceMapping) -> bool:
-    """The mapping provably reads an SQS queue (of the unit, or named by a literal ARN)."""
+    """The mapping provably reads an SQS queue: of the unit, named by a literal ARN, or
+    whatever the ARN, because the construct that wrote it reads queues only (a SAM or
+    Serverless SQS event)."""
+    if mapping.written.source == "sqs":
+        return True
     source = graph.get(mapping.source)
     if isinstance(source, Queue):
         return True
@@ -236,3 +241,37 @@ def add_redrive(queue: Queue) -> str:
         f"add a {term(queue, 'redrive')} whose {term(queue, 'dead_letter_target')} is a DLQ of its own, "
         f"with a {term(queue, 'max_receive_count')} of 3 to 5"
     )
+
+
+# -- shapes a team would not act on: reported lower, with the reason ----------
+
+LEVELS = ("info", "warning", "error")
+
+
+def level(rule_severity: Severity, options, name: str) -> Severity | None:
+    """The level an option gives a shape (``schedules = "info"``), or None when it is the
+    rule's own, so that the finding is reported exactly as before."""
+    chosen = Severity.parse(options.get(name, "info"))
+    return None if chosen == rule_severity else chosen
+
+
+def repeats(schedule: Value) -> bool:
+    """A schedule expression that provably runs again: ``rate(...)`` or ``cron(...)``, not
+    Scheduler's one-time ``at(...)``."""
+    return verdict(lambda s: isinstance(s, str) and s.strip().lower().startswith(("rate(", "cron(")),
+                   schedule) is True
+
+
+def runs_on_schedule_only(graph: Graph, target: EventTarget) -> bool:
+    """The target is provably triggered by a recurring schedule alone: a Scheduler schedule
+    with a rate or cron expression, or a rule with one and no event pattern (a rule may
+    have both, and then matching events trigger it too)."""
+    if target.scheduler:
+        return repeats(target.schedule)
+    rule = graph.rule_of(target)
+    return rule is not None and repeats(rule.schedule) and verdict(lambda p: p is False, rule.pattern) is True
+
+
+# Why a schedule's lost run is not worth a dead-letter queue, for the messages.
+SCHEDULED = ("the next scheduled run does the work again, and a lost scheduled event holds nothing "
+             "the next one does not")

@@ -56,6 +56,23 @@ resource "aws_cloudwatch_event_target" "report" {
 }
 ```
 
+## When it is info
+A target that only a recurring schedule triggers is reported at info, and its message
+says so: a rule with a `ScheduleExpression` (`rate(...)` or `cron(...)`;
+`schedule_expression` in Terraform; SAM `Schedule`) and no `EventPattern`, or a
+Scheduler schedule with a `rate` or `cron` expression (SAM `ScheduleV2`). A lost
+scheduled event holds nothing the next one does not (its time, and the target's fixed
+`Input`), and the next run does the work again; the `FailedInvocations` metric still
+shows a target that keeps failing. A rule with an event pattern as well, a one-time
+`at(...)` schedule, or an expression the linter cannot read keeps the rule's severity.
+When a missed run matters (each run processes the period since the last one), restore
+the level with the `schedules` option:
+
+```toml
+[tool.fanout-lint.options.eventbridge-target-without-dlq]
+schedules = "error"
+```
+
 ## References
 - https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html
 - https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-retry-policy.html
@@ -70,13 +87,16 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Option, Rule, Violation
 
-from .common import is_disabled, named, source_name
+from .common import LEVELS, SCHEDULED, is_disabled, level, named, runs_on_schedule_only, source_name
+
+SEVERITY = Severity.ERROR
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    scheduled = level(SEVERITY, options, "schedules")
     for target in graph.all(EventTarget):
         if verdict(lambda dlq: dlq is None, target.dead_letter) is not True or is_disabled(graph, target):
             continue
@@ -85,11 +105,16 @@ def check(graph: Graph, options) -> list[Violation]:
         rule = graph.rule_of(target)
         if rule is not None and rule.local_id != target.resource:
             related.append((rule, "rule"))
+        message, severity = _message(graph, target, destination), None
+        if scheduled is not None and runs_on_schedule_only(graph, target):
+            message += f"; reported as {scheduled.value} because only a recurring schedule triggers it: {SCHEDULED}"
+            severity = scheduled
         found.append(Violation(
             at=target,
             field="dead_letter",
-            message=_message(graph, target, destination),
+            message=message,
             related=tuple(related),
+            severity=severity,
         ))
     return found
 
@@ -121,8 +146,12 @@ def _message(graph: Graph, target: EventTarget, destination) -> str:
 RULE = Rule(
     id="FL401",
     name="eventbridge-target-without-dlq",
-    severity=Severity.ERROR,
+    severity=SEVERITY,
     summary="An EventBridge rule target or Scheduler schedule has no dead-letter queue",
     check=check,
     doc=__doc__,
+    options=(
+        Option("schedules", "info", "the level of a target only a recurring schedule triggers "
+               "(error reports it as any other target)", LEVELS),
+    ),
 )

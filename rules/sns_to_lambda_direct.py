@@ -48,6 +48,25 @@ resource "aws_lambda_event_source_mapping" "worker" {
 }
 ```
 
+## When it is info
+A subscription to a topic whose only publishers in the run are notification-only
+producers (the ones `single-subscriber-topic` knows: CloudWatch alarms, Budgets, Cost
+Anomaly Detection, stack, database and Backup notifications, ...) is reported at info, and
+its message names them: a CloudWatch alarm publishing to a topic that a Slack-notifier
+function subscribes to. These producers cannot send to SQS, they send a few messages
+when a state changes, and that state stays with the producer (an alarm's state and
+history), so a queue would absorb no spike and keep nothing the producer does not. A
+topic that something else is shown to publish to (an EventBridge target, an S3
+notification, a function's dead-letter queue or destination), that is exported, or that
+has no known publisher in the run keeps the rule's severity: unknown is not proof. A
+function that publishes to the topic from its code is not seen; restore the level with
+the `notifiers` option:
+
+```toml
+[tool.fanout-lint.options.sns-to-lambda-direct]
+notifiers = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html
@@ -58,14 +77,19 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Subscription
+from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, InvokeConfig, Mention, Subscription, Topic
+from fanout_lint.model.values import Known
 from fanout_lint.model.vocabulary import resource_type
-from fanout_lint.rule import Rule, Violation
-from .common import named, protocol_is, reported
+from fanout_lint.rule import Option, Rule, Violation
+from .common import LEVELS, level, named, protocol_is, reported
+
+SEVERITY = Severity.WARNING
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    notifiers = level(SEVERITY, options, "notifiers")
+    published = _published_by_others(graph) if notifiers is not None else None
     for sub in graph.all(Subscription):
         if not protocol_is(sub, "lambda"):
             continue
@@ -81,23 +105,66 @@ def check(graph: Graph, options) -> list[Violation]:
             f"subscribe an {resource_type(sub, 'queue')} instead and read it with an "
             f"{resource_type(sub, 'mapping')}"
         )
+        message = (
+            f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
+            f"spikes or keeps messages the function fails on; {advice}"
+        )
+        producers = _notifiers_only(graph, topic, published) if notifiers is not None else []
+        if producers:
+            message += (
+                f"; reported as {notifiers.value} because only notifications are published to the topic "
+                f"(by {_names(producers)}, which cannot send to SQS): they are few, and each reports a "
+                "state its producer keeps, so a queue would absorb no spike and keep nothing the producer "
+                "does not"
+            )
         found.append(Violation(
             at=sub,
             field="protocol",
-            message=(
-                f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
-                f"spikes or keeps messages the function fails on; {advice}"
-            ),
+            message=message,
             related=tuple(related),
+            severity=notifiers if producers else None,
         ))
     return found
+
+
+def _published_by_others(graph: Graph) -> frozenset[str] | None:
+    """The topics something other than a notification-only producer is shown to publish
+    to (an EventBridge target, an S3 notification, a function's dead-letter queue or
+    destination); None when an on-success destination the linter cannot read may be any."""
+    topics = set()
+    for config in graph.all(InvokeConfig):
+        if not isinstance(config.on_success, Known):
+            return None
+        if config.on_success.value:
+            topics.add(config.on_success.value)
+    return frozenset(topics)
+
+
+def _notifiers_only(graph: Graph, topic, published: frozenset[str] | None) -> list[Mention]:
+    """The notification-only producers (the ones ``single-subscriber-topic`` knows: alarms,
+    budgets, ...) publishing to the topic, when the run shows no other publisher and no
+    export through which another stack may publish; else none."""
+    if not isinstance(topic, Topic) or topic.exported or published is None or topic.id in published:
+        return []
+    if graph.mentions_of(topic.id, EXPORTS) or graph.deliveries_to(topic.id) or graph.dead_letter_uses(topic.id):
+        return []
+    return graph.mentions_of(topic.id, PUBLISHES_ONLY)
+
+
+def _names(producers: list[Mention]) -> str:
+    names = list(dict.fromkeys(f"{m.type} {m.user}" for m in producers))
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 RULE = Rule(
     id="FL001",
     name="sns-to-lambda-direct",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="SNS invokes a Lambda function directly, with no queue in between",
     check=check,
     doc=__doc__,
+    options=(
+        Option("notifiers", "info", "the level of a subscription to a topic only notification-only "
+               "producers publish to (warning reports it as any other)", LEVELS),
+    ),
 )

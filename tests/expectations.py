@@ -6,6 +6,9 @@ blank nor a comment::
     # expect: shared-queue, missing-dlq
     OrdersQueue:
 
+A name may carry the finding's level when it is not the rule's own
+(``# expect: eventbridge-target-without-dlq@info``; in a sidecar, ``severity: info``).
+
 JSON cannot hold comments: ``name.json`` has a sidecar ``name.expected.yaml`` listing
 ``- {rule: shared-queue, line: 12}`` (``main.tf.json`` has ``main.tf.expected.yaml``). A fixture expecting a load error says
 ``# expect-error: <text>`` (any line) or lists ``- {error: <text>}`` in its sidecar.
@@ -35,6 +38,8 @@ SIDECAR = ".expected.yaml"
 class Expected:
     findings: frozenset[tuple[str, int, str]]  # (file relative to the fixture root, line, rule name)
     errors: tuple[str, ...]
+    # the level written for a finding, where the fixture says it (else not checked)
+    severities: tuple[tuple[tuple[str, int, str], str], ...] = ()
 
 
 def fixture_paths(root: str) -> list[str]:
@@ -62,6 +67,7 @@ def fixture_paths(root: str) -> list[str]:
 def expected_for(path: str) -> Expected:
     findings: set[tuple[str, int, str]] = set()
     errors: list[str] = []
+    severities: dict[tuple[str, int, str], str] = {}
     files = _files_of(path)
     for file in files:
         if file.endswith(".json"):
@@ -73,6 +79,8 @@ def expected_for(path: str) -> Expected:
                             errors.append(entry["error"])
                         else:
                             findings.add((file, int(entry["line"]), entry["rule"]))
+                            if "severity" in entry:
+                                severities[(file, int(entry["line"]), entry["rule"])] = entry["severity"]
             continue
         with open(file, encoding="utf-8", errors="replace") as handle:
             lines = handle.read().splitlines()
@@ -90,9 +98,12 @@ def expected_for(path: str) -> Expected:
             if not stripped or stripped.startswith(("#", "//")):
                 continue
             for name in pending:
+                name, _, severity = name.partition("@")
                 findings.add((file, number, name))
+                if severity:
+                    severities[(file, number, name)] = severity
             pending = []
-    return Expected(frozenset(findings), tuple(errors))
+    return Expected(frozenset(findings), tuple(errors), tuple(sorted(severities.items())))
 
 
 def _files_of(path: str) -> list[str]:

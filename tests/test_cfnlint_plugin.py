@@ -76,8 +76,11 @@ def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code
 
     result = lint_paths(paths, ALL_RULES, Settings())
     letter = {"error": "E", "warning": "W", "info": "I"}
+    # cfn-lint takes a match's level from its rule's ID, so a finding a rule reports lower
+    # (a schedule-only target at info) is reported there at the rule's level
+    level = {r.id: r.severity.value for r in ALL_RULES}
     wanted = {
-        (os.path.realpath(f.loc.file), f.loc.line, letter[f.severity.value] + f.rule)
+        (os.path.realpath(f.loc.file), f.loc.line, letter[level[f.rule]] + f.rule)
         for f in result.findings
     }
     assert wanted, "the fixtures fire at least one rule"

@@ -29,6 +29,9 @@ def test_fixture_findings_are_exactly_the_expected_ones(path):
     assert not missing and not unexpected, (
         f"\nmissing findings: {missing}\nunexpected findings: {unexpected}"
     )
+    levels = {(f.loc.file, f.loc.line, f.name): f.severity.value for f in result.findings}
+    wrong = [(where, wanted, levels[where]) for where, wanted in expected.severities if levels[where] != wanted]
+    assert not wrong, f"findings at another level than expected (where, expected, got): {wrong}"
     errors = [e.message for e in result.errors]
     assert len(errors) == len(expected.errors), f"errors: {errors}, expected: {expected.errors}"
     for wanted, got in zip(sorted(expected.errors), sorted(errors)):

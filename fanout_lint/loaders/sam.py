@@ -29,6 +29,13 @@ IDs and located at the event in the source:
   every event invokes; ``!Ref <Fn>.Alias`` and ``!Ref <Fn>.Version`` written elsewhere
   name the function too.
 
+``AWS::Serverless::StateMachine`` becomes an ``AWS::StepFunctions::StateMachine``, and per
+``Schedule``, ``EventBridgeRule`` or ``CloudWatchEvent`` event ``<SM><Event>``
+(AWS::Events::Rule whose target starts the state machine with the role
+``<SM><Event>Role`` SAM creates, so no permission), per ``ScheduleV2`` event
+``<SM><Event>`` (AWS::Scheduler::Schedule, role ``<SM><Event>Role``); dead-letter queues
+as for functions. An ``Api`` event starts it through API Gateway and is not modelled.
+
 Connectors (``AWS::Serverless::Connector`` and the ``Connectors`` property) that let a
 topic write to a queue or a function become the queue policy or permission they grant.
 See docs/design.md and the AWS SAM documentation for the exact shapes.
@@ -61,7 +68,8 @@ _SQS_SUBSCRIPTION_QUEUE = (
 FUNCTION = Written("cloudformation", "AWS::Serverless::Function",
                    names=(("dead_letter", "DeadLetterQueue.TargetArn"),
                           ("invoke_on_failure", "EventInvokeConfig.DestinationConfig.OnFailure")))
-SQS_EVENT = Written("cloudformation", "SAM SQS event", transform=True, names=(("source", "Queue"),))
+SQS_EVENT = Written("cloudformation", "SAM SQS event", transform=True, names=(("source", "Queue"),),
+                    source="sqs")
 STREAM_EVENTS = {
     kind: Written("cloudformation", f"SAM {kind} event", transform=True,
                   names=(("source", "Stream"), ("on_failure", "DestinationConfig.OnFailure")))
@@ -99,6 +107,7 @@ SQS_SUBSCRIPTION = Written(
 )
 SQS_SUBSCRIPTION_MAPPING = Written(
     "cloudformation", "SAM SqsSubscription", transform=True, names=(("batch_size", "SqsSubscription.BatchSize"),),
+    source="sqs",
     fixed=(("response_types", "SAM's SqsSubscription cannot enable it: declare the queue and an SQS event "
                               "with FunctionResponseTypes: [ReportBatchItemFailures], or set the "
                               "SqsSubscription's BatchSize to 1"),),
@@ -122,6 +131,8 @@ def expand(resources: list[RawResource], data: dict) -> list[RawResource]:
     for resource in resources:
         if resource.type == "AWS::Serverless::Function":
             out.extend(_function(resource, function_globals, by_id))
+        elif resource.type == "AWS::Serverless::StateMachine":
+            out.extend(_state_machine(resource))
         elif resource.type == "AWS::Serverless::Connector":
             out.extend(_connector(resource, resource.props, resource.id, by_id))
         elif resource.id in notifications:
@@ -201,6 +212,23 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
             if isinstance(event, dict):
                 event_loc = loc_of(events, name, resource.loc)
                 out.extend(_event(resource, fn, invoked, str(name), event, event_loc, by_id))
+    return out
+
+
+def _state_machine(resource: RawResource) -> list[RawResource]:
+    """The state machine, and the rules and schedules its events create to start it."""
+    sm = resource.id
+    out = [RawResource(id=sm, type="AWS::StepFunctions::StateMachine", props={}, loc=resource.loc,
+                       metadata=resource.metadata, condition=resource.condition, node=resource.node,
+                       props_known=resource.props_known)]
+    events = resource.props.get("Events") if resource.props_known else None
+    for name, event in events.items() if isinstance(events, dict) else ():
+        kind = event.get("Type") if isinstance(event, dict) else None
+        if kind not in RULE_EVENTS:
+            continue  # an Api event starts it synchronously, through API Gateway
+        props = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
+        out.extend(_rule_event(resource, sm, {"Ref": sm}, f"{sm}{name}", kind, props,
+                               loc_of(events, name, resource.loc), state_machine=True))
     return out
 
 
@@ -371,8 +399,9 @@ def _stream_mapping(fn: str, props: dict, loc) -> DerivedMap:
 
 
 def _rule_event(resource: RawResource, fn: str, invoked: dict, logical: str, kind: str, props: dict,
-                loc) -> list[RawResource]:
-    """An EventBridge rule (or, for ScheduleV2, a Scheduler schedule) invoking the function."""
+                loc, state_machine: bool = False) -> list[RawResource]:
+    """An EventBridge rule (or, for ScheduleV2, a Scheduler schedule) invoking the function,
+    or starting the state machine (through a role SAM creates, ``<SM><Event>Role``)."""
     out = []
     target = _located(getattr(props, "loc", loc), props)
     target["Arn"] = invoked
@@ -400,8 +429,9 @@ def _rule_event(resource: RawResource, fn: str, invoked: dict, logical: str, kin
             target["RoleArn"] = {"Fn::GetAtt": [f"{logical}Role", "Arn"]}  # the role SAM creates
         schedule = _located(getattr(props, "loc", loc), props)
         schedule["Target"] = target
-        if "State" in props:
-            schedule.take("State", props)
+        for key in ("State", "ScheduleExpression"):
+            if key in props:
+                schedule.take(key, props)
         return [_generated(logical, "AWS::Scheduler::Schedule", schedule, resource, loc, written), *out]
     rule = _located(getattr(props, "loc", loc), props)
     rule["Targets"] = [target]
@@ -409,6 +439,13 @@ def _rule_event(resource: RawResource, fn: str, invoked: dict, logical: str, kin
         rule.take("State", props)
     elif isinstance(props.get("Enabled"), bool):
         rule["State"] = "ENABLED" if props["Enabled"] else "DISABLED"
+    if kind == "Schedule" and "Schedule" in props:
+        rule.take("ScheduleExpression", props, "Schedule")
+    elif kind != "Schedule" and "Pattern" in props:
+        rule.take("EventPattern", props, "Pattern")
+    if state_machine:  # EventBridge starts the execution with the role SAM creates for the event
+        target["RoleArn"] = {"Fn::GetAtt": [f"{logical}Role", "Arn"]}
+        return [_generated(logical, "AWS::Events::Rule", rule, resource, loc, written), *out]
     permission = {"FunctionName": _permitted(fn, invoked), "Action": "lambda:InvokeFunction",
                   "Principal": "events.amazonaws.com", "SourceArn": {"Fn::GetAtt": [logical, "Arn"]}}
     return [

@@ -87,6 +87,7 @@ SQS_EVENT = Written(
     # the event takes one response type, not a list: the advice says it the Framework's way
     fixed=(("response_types", "set functionResponseType: ReportBatchItemFailures on the sqs event and "
                               "return batchItemFailures from the function"),),
+    source="sqs",
 )
 SNS_SUBSCRIPTION = Written(
     "cloudformation", "Serverless sns event", transform=True,

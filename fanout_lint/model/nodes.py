@@ -82,6 +82,9 @@ class Written(ValueRecord):
     generated: bool = False  # output of a tool (CDK, a plan): fixes go to the tool's source, never here
     names: tuple[tuple[str, str], ...] = ()  # (field, how the construct names it)
     fixed: tuple[tuple[str, str], ...] = ()  # (field, why it cannot be set here and what to do instead)
+    # The service the construct proves its source is, where the resource alone may not
+    # (a SAM or Serverless SQS event reads a queue, whatever its ARN resolves to): "sqs".
+    source: str = ""
 
     def name_of(self, field_name: str) -> str | None:
         return next((name for key, name in self.names if key == field_name), None)
@@ -299,6 +302,8 @@ class EventRule(Node):
     name: Value = UNREAD
     state: Value = UNREAD  # ENABLED, DISABLED, ...
     enabled: Value = UNREAD  # Terraform's older is_enabled
+    schedule: Value = UNREAD  # ScheduleExpression: rate(...) or cron(...), Known(None) when none
+    pattern: Value = UNREAD  # whether an EventPattern is written ("written" reader)
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -317,6 +322,7 @@ class EventTarget(Node):
     retry_attempts: Value = UNREAD
     event_age: Value = UNREAD
     state: Value = UNREAD  # a schedule's own (a rule target is as enabled as its rule)
+    schedule: Value = UNREAD  # a schedule's own ScheduleExpression (a rule target's is its rule's)
     scheduler: bool = False
 
 

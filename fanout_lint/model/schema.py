@@ -241,6 +241,8 @@ EVENT_RULE = Kind("event_rule", EventRule, ("AWS::Events::Rule",), ("aws_cloudwa
     Field("name", "Name", "name"),
     Field("state", "State", "state", "text", "event_rule.state"),
     Field("enabled", "", "is_enabled", "bool"),
+    Field("schedule", "ScheduleExpression", "schedule_expression"),
+    Field("pattern", "EventPattern", "event_pattern", "written"),
 ), items=(Items("Targets", EVENT_TARGET, "EventBridge target", "rule"),))
 
 # An EventBridge Scheduler schedule is its own target: it invokes with a role, and its
@@ -254,6 +256,7 @@ SCHEDULE = Kind("schedule", EventTarget, ("AWS::Scheduler::Schedule",), ("aws_sc
     Field("event_age", "Target.RetryPolicy.MaximumEventAgeInSeconds",
           "target.retry_policy.maximum_event_age_in_seconds", "int", unit="s"),
     Field("state", "State", "state"),
+    Field("schedule", "ScheduleExpression", "schedule_expression"),
 ), marks=(("scheduler", True),))
 
 # What a stream mapping reads: the stream, its consumer, or the table whose stream it is.
