@@ -313,7 +313,8 @@ class Module:
         refused = problem(directory, self.unit.root)
         if refused is not None:  # the author of the call chose the source: nothing is read there
             self.unit.errors.append(LoadError(
-                _file_of(self, block), block.line, f"module {name}: not read: {directory} is {refused} (the unit is not linted)"
+                self.call_files.get(name) or _file_of(self, block), block.line,
+                f"module {name}: not read: {directory} is {refused} (the unit is not linted)"
             ))
             self.unit.incomplete = True
             return None
