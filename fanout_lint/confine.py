@@ -19,9 +19,11 @@ inside (walked files, module sources, nested templates) keep the root of the pat
 were found from.
 
 Writes (``--output``, ``--report``, ``--write-baseline``, ``--fix``) follow the same rule
-inside the repository; a symbolic link at the written path itself is replaced, never
-written through. A write wholly outside every repository (``$RUNNER_TEMP``,
-``/dev/stdout``) passes no component a pull request controls and is made as given.
+inside a repository (the run's, or the git top level above the path): a committed link
+at the written path or above it is refused, and the file is written without following
+one (``write_atomic(streams=False)``). A write outside every repository (``$RUNNER_TEMP``,
+``/dev/stdout``) passes no component a pull request controls and is made as given (a
+link at the path itself is replaced, not written through).
 
 A path that breaks the rule raises ``Refused`` (an ``OSError``, so the usual handlers make
 it one line naming the path) and nothing is read or written there.
@@ -94,8 +96,13 @@ def _below(target: str, root: str) -> tuple[str, list[str]] | None:
     when ``target`` is not inside ``root``. The root may be spelled another way than the
     path (``/tmp`` for ``/private/tmp``, a symlinked checkout): then the shortest prefix
     of the path that is the root's directory is its spelling."""
-    for top in dict.fromkeys((os.path.abspath(root), resolved_path(root))):
-        if top is not None and is_inside(target, top):
+    spelled = os.path.abspath(root)
+    for top in (spelled, None):  # the root as spelled, then (only when needed) resolved
+        if top is None:
+            top = resolved_path(root)
+            if top is None or top == spelled:
+                break
+        if is_inside(target, top):
             rest = target[len(top.rstrip(os.sep)):].lstrip(os.sep)
             return top, [p for p in rest.split(os.sep) if p]
     try:
@@ -190,7 +197,7 @@ class Roots:
 
     def write(self, path: str, data: bytes) -> None:
         """Write ``path`` atomically (``regular_files.write_atomic``) once it keeps the
-        rule; inside a repository, a link at ``path`` is replaced and no stream opened."""
+        rule; inside a repository no link is followed and no stream opened."""
         reason = self.write_problem(path)
         if reason is not None:
             raise Refused(path, reason)

@@ -174,6 +174,17 @@ def test_no_report_is_written_through_a_committed_symlinked_directory(repo, tmp_
     assert os.listdir(victim) == []
 
 
+def test_a_committed_symlink_at_the_report_path_is_refused(repo, tmp_path, capsys):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    os.symlink("../victim.txt", repo / "report.json")
+    (repo / "stack.yaml").write_text(TEMPLATE)
+    code, _, err = run(capsys, "stack.yaml", "--format", "json", "--output", "report.json")
+    assert code == 2
+    assert f"fanout-lint: error: cannot write report.json: a symbolic link {LINK}" in err.splitlines()
+    assert victim.read_text() == "precious\n" and os.path.islink(repo / "report.json")
+
+
 def test_a_report_outside_every_repository_is_written_as_given(repo, tmp_path, capsys):
     # $RUNNER_TEMP, say: no component of it is the pull request's
     (repo / "stack.yaml").write_text(TEMPLATE)
