@@ -12,8 +12,8 @@ the root (``/tmp`` on macOS, say) is the operator's, and not looked at.
 *The repository root* (``Roots.root``) is ``--repo-root`` when given, else the git top
 level above the current directory, else the current directory (``repository.repo_root``,
 where report paths and fingerprints start too). A path the operator names that lies
-outside it (``fanout-lint ../other``) is confined to the git top level above that path,
-found without passing a symbolic link, else to the directory named (a named file's
+outside it (``fanout-lint ../other``) is confined to the git top level above that path
+(no link's target is asked for ``.git``), else to the directory named (a named file's
 directory); with ``--repo-root`` given, such a path is refused instead. Paths found
 inside (walked files, module sources, nested templates) keep the root of the path they
 were found from.
