@@ -62,22 +62,32 @@ def is_inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def problem(path: str, root: str, checked: set[str] | None = None) -> str | None:
+def problem(path: str, root: str, checked: set[str] | None = None, target: str | None = None,
+            spelled_root: str | None = None) -> str | None:
     """Why ``path`` breaks the rule for ``root`` (None when it keeps it): it must lie inside
     ``root``, and no component below ``root`` that exists may be a symbolic link (the
     final one included; what does not exist yet, a report to create, is fine). A ``..``
     must resolve where its spelling says. ``checked``: directories already found free of
-    links, to skip (filled by this call)."""
-    below = _below(os.path.abspath(path), root)
+    links, to skip (filled by this call); ``target`` and ``spelled_root``: the path and
+    the root made absolute, when the caller has them."""
+    target = target if target is not None else os.path.abspath(path)
+    return _links(path, root, target, _below(target, root, spelled_root), checked)
+
+
+def _links(path: str, root: str, target: str, below: tuple[str, list[str]] | None,
+           checked: set[str] | None) -> str | None:
+    """``problem``, once ``target`` (``path`` made absolute) is found ``below`` the root or not."""
     if below is None:
         return outside(root)
-    start, parts = below
-    current = start
-    last = os.path.join(start, *parts)
-    for part in parts:
-        current = os.path.join(current, part)
+    _, parts = below
+    pending = []  # the components below the root not yet known to be free of links, deepest first
+    current = target
+    for _ in parts:
         if checked is not None and current in checked:
-            continue
+            break
+        pending.append(current)
+        current = os.path.dirname(current)
+    for current in reversed(pending):
         try:
             info = os.lstat(current)
         except FileNotFoundError:
@@ -85,18 +95,18 @@ def problem(path: str, root: str, checked: set[str] | None = None) -> str | None
         except (OSError, ValueError):
             break  # cannot be looked at (too long, no permission): reading it fails too
         if stat.S_ISLNK(info.st_mode):
-            return f"a symbolic link ({NOT_FOLLOWED})" if current == last else through_link(_shown(current))
+            return f"a symbolic link ({NOT_FOLLOWED})" if current == target else through_link(_shown(current))
         if checked is not None and stat.S_ISDIR(info.st_mode):
             checked.add(current)
-    return _dotdot_problem(path, root)
+    return _dotdot_problem(path, root) if ".." in path else None
 
 
-def _below(target: str, root: str) -> tuple[str, list[str]] | None:
+def _below(target: str, root: str, spelled: str | None = None) -> tuple[str, list[str]] | None:
     """(the root as ``target`` spells it, the components of ``target`` below it), or None
     when ``target`` is not inside ``root``. The root may be spelled another way than the
     path (``/tmp`` for ``/private/tmp``, a symlinked checkout): then the shortest prefix
     of the path that is the root's directory is its spelling."""
-    spelled = os.path.abspath(root)
+    spelled = spelled if spelled is not None else os.path.abspath(root)
     for top in (spelled, None):  # the root as spelled, then (only when needed) resolved
         if top is None:
             top = resolved_path(root)
@@ -177,32 +187,49 @@ class Roots:
     root: str = "."
     given: bool = False  # --repo-root: every path read must be inside it
     checked: set[str] = field(default_factory=set)  # directories found free of links
+    spelled: str = ""  # the root made absolute (a run does not change directory)
+
+    def __post_init__(self) -> None:
+        self.spelled = os.path.abspath(self.root)
+
+    def _inside(self, target: str) -> bool:
+        return _below(target, self.root, self.spelled) is not None
 
     def of(self, path: str) -> str:
         """The root ``path`` (named by the operator) is confined to."""
-        if self.given or _below(os.path.abspath(path), self.root) is not None:
-            return self.root
-        return own_root(path)
+        return self.confine(path)[0]
+
+    def confine(self, path: str) -> tuple[str, str | None]:
+        """The root the operator-named ``path`` is confined to, and why it may not be read
+        (None: it may)."""
+        target = os.path.abspath(path)
+        below = _below(target, self.root, self.spelled)
+        if self.given or below is not None:
+            return self.root, _links(path, self.root, target, below, self.checked)
+        root = own_root(path)
+        return root, problem(path, root, self.checked, target)
 
     def read_problem(self, path: str) -> str | None:
         """Why the operator-named ``path`` may not be read (None: it may)."""
-        return problem(path, self.of(path), self.checked)
+        return self.confine(path)[1]
+
+    def _write_root(self, path: str) -> str | None:
+        """The repository a written ``path`` lies in, or None when it lies in none."""
+        return self.root if self._inside(os.path.abspath(path)) else _git_root(path)
 
     def write_problem(self, path: str) -> str | None:
         """Why ``path`` may not be written (None: it may). Outside every repository it may."""
-        root = self.root if _below(os.path.abspath(path), self.root) is not None else _git_root(path)
-        if root is None:
-            return None
-        return problem(path, root, self.checked)
+        root = self._write_root(path)
+        return None if root is None else problem(path, root, self.checked)
 
     def write(self, path: str, data: bytes) -> None:
         """Write ``path`` atomically (``regular_files.write_atomic``) once it keeps the
         rule; inside a repository no link is followed and no stream opened."""
-        reason = self.write_problem(path)
+        root = self._write_root(path)
+        reason = None if root is None else problem(path, root, self.checked)
         if reason is not None:
             raise Refused(path, reason)
-        inside = _below(os.path.abspath(path), self.root) is not None or _git_root(path) is not None
-        write_atomic(path, data, streams=not inside)
+        write_atomic(path, data, streams=root is None)
 
 
 def own_root(path: str) -> str:

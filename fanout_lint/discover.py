@@ -97,11 +97,10 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
         if not os.path.lexists(path):
             missing.append(PathError(path, "no such file or directory"))
             continue
-        refused = roots.read_problem(path)
+        confined, refused = roots.confine(path)
         if refused is not None:  # nothing is looked at there, not even whether it is a directory
             missing.append(PathError(path, f"not read: {refused}"))
             continue
-        confined = roots.of(path)
         if os.path.isdir(path):
             found, problems = _walk(path, exclude, skipped, confined, notices)
             for candidate in found:
