@@ -31,6 +31,7 @@ from fanout_lint.findings import Notice, Skipped
 from fanout_lint.model.nodes import Loc
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.regular_files import resolved_path
+from fanout_lint.repository import repo_root
 from fanout_lint.terraform_files import suffix_of
 
 # Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
@@ -83,8 +84,6 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
     named (None: a named module file stands for its own directory), and the root every
     path is confined to (None: the repository of the current directory); ``root_given``:
     it is ``--repo-root``, and a path outside it is refused."""
-    from fanout_lint.repository import repo_root
-
     roots = Roots(root if root is not None else repo_root(None, os.getcwd()), root_given)
     candidates: dict[tuple[str, str], Candidate] = {}
     missing: list[PathError] = []
@@ -94,12 +93,12 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
     for path in paths:
         if _excluded(path, exclude):
             continue
+        confined, refused = roots.confine(path)
+        if refused is not None:  # nothing is looked at there, not even whether it exists
+            missing.append(PathError(path, f"not read: {refused}"))
+            continue
         if not os.path.lexists(path):
             missing.append(PathError(path, "no such file or directory"))
-            continue
-        confined, refused = roots.confine(path)
-        if refused is not None:  # nothing is looked at there, not even whether it is a directory
-            missing.append(PathError(path, f"not read: {refused}"))
             continue
         if os.path.isdir(path):
             found, problems = _walk(path, exclude, skipped, confined, notices)

@@ -101,6 +101,20 @@ def test_fix_refuses_a_file_below_a_symlinked_directory(repo, tmp_path, capsys):
     assert code == 2
     assert errors(out) == [f"link/stack.yaml: error: not read: reached through the symbolic link link {LINK}"]
     assert SECRET not in out + err and unchanged(tmp_path)
+    # nor does the answer tell whether a file exists out there
+    code, out, _ = run(capsys, "link/missing.yaml")
+    assert errors(out) == [f"link/missing.yaml: error: not read: reached through the symbolic link link {LINK}"]
+
+
+def test_a_symlinked_tfvars_file_is_not_read(repo, tmp_path, capsys):
+    (tmp_path / "outside" / "terraform.tfvars").write_text(f'secret = "{SECRET}"\n')
+    (repo / "main.tf").write_text('variable "secret" {}\n')
+    os.symlink("../outside/terraform.tfvars", repo / "terraform.tfvars")
+    code, out, err = run(capsys, ".")
+    assert code == 2
+    assert errors(out) == ["terraform.tfvars: error: cannot read: is a symbolic link (fanout-lint reads no path "
+                           "through one)"]
+    assert SECRET not in out + err
 
 
 def test_a_symlinked_directory_inside_the_repository_is_never_edited_through(repo, capsys):
