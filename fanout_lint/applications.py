@@ -90,6 +90,7 @@ class Facts:
     exports: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
     children: tuple[str, ...] = ()  # nested templates, as paths
+    refused: bool = False  # it names a local template outside the repository or through a link
 
 
 NO_FACTS = Facts()
@@ -148,7 +149,7 @@ class _Scan:
         from fanout_lint.loaders.source import MAX_BYTES
 
         try:
-            return read_bounded(path, MAX_BYTES)
+            return read_bounded(path, MAX_BYTES, follow=False)
         except OSError:
             return b""  # the unit reports it when it is loaded
 
@@ -281,7 +282,9 @@ def _components(facts: dict[str, Facts], paths: dict[str, str], run: dict[str, s
     order = {key: i for i, key in enumerate(run)}
     found: dict[str, Application] = {}
     for members in groups.values():
-        if len(members) < 2 or not any(key in run for key in members):
+        # a template that names a template it may not read is loaded as an application
+        # of its own, whose loader says so (confine.py)
+        if not any(key in run for key in members) or (len(members) < 2 and not facts[members[0]].refused):
             continue
         tops = [key for key in members if key not in nested] or [min(k for k in members if k in run)]
         tops.sort(key=lambda k: (order.get(k, len(order)), paths[k]))
@@ -325,11 +328,12 @@ def _facts_of(path: str, data: bytes, marks, stack_name: str | None, root: str) 
         if template is None:
             return NO_FACTS
         x = naming(template, path, Budget(file=path), stack_name)
+        nested = nested_stacks(template, path, root) if marks.nests else []
         return Facts(
             exports=tuple(dict.fromkeys(name for name, _, _ in exports(template, x))) if marks.exports else (),
             imports=tuple(sorted(imports(template, x))) if marks.imports else (),
-            children=tuple(n.template for n in nested_stacks(template, path, root) if n.template)
-            if marks.nests else (),
+            children=tuple(n.template for n in nested if n.template),
+            refused=any(n.refused for n in nested),
         )
     except (Exception, RecursionError, MemoryError):  # a hostile file must not end the run here
         return NO_FACTS

@@ -39,9 +39,9 @@ def render(findings: list[Finding], root: str) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def write(path: str, findings: list[Finding], root: str) -> None:
+def write(path: str, findings: list[Finding], root: str, write_file=write_atomic) -> None:
     """Replace the baseline at ``path`` in one step (OSError when it cannot be written)."""
-    write_atomic(path, render(findings, root).encode("utf-8"))
+    write_file(path, render(findings, root).encode("utf-8"))
 
 
 def load(path: str) -> frozenset[str]:

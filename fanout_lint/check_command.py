@@ -131,6 +131,23 @@ def reports_of(args) -> list[Report]:
     return reports
 
 
+def roots_of(args):
+    """The run's repository (``confine.Roots``): reports, baselines and fixed files are
+    read and written only as its rule allows."""
+    from fanout_lint.confine import Roots
+
+    return Roots(args.repo_root, getattr(args, "repo_root_given", False))
+
+
+def _refused_read(path: str, args) -> bool:
+    """Whether the file ``path`` the operator named may not be read (after saying why)."""
+    reason = roots_of(args).read_problem(path)
+    if reason is None:
+        return False
+    sys.stderr.write(clean(f"fanout-lint: error: cannot read {path}: {reason}") + "\n")
+    return True
+
+
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
     """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
     from fanout_lint.outcome import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
@@ -142,7 +159,7 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
     gating = _gating(args)
     if gating is None:
         return EXIT_ERROR
-    outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff)
+    outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff, roots=roots_of(args))
     if args.diff:
         from fanout_lint.fixes import diff
 
@@ -177,6 +194,8 @@ def _gating(args):
         return lambda result: result.findings
     from fanout_lint import baseline
 
+    if _refused_read(args.baseline, args):
+        return None
     try:
         known = baseline.load(args.baseline)
     except baseline.BaselineError as exc:
@@ -201,7 +220,7 @@ def _emit(output: str, args) -> int | None:
     from fanout_lint.outcome import EXIT_ERROR, discard_stdout, write_stdout
 
     if args.output:
-        return _write_file(args.output, output)
+        return _write_file(args.output, output, args)
     try:
         write_stdout(output)
     except BrokenPipeError:
@@ -213,12 +232,11 @@ def _emit(output: str, args) -> int | None:
     return None
 
 
-def _write_file(path: str, output: str) -> int | None:
+def _write_file(path: str, output: str, args) -> int | None:
     from fanout_lint.outcome import EXIT_ERROR
-    from fanout_lint.regular_files import write_atomic
 
     try:
-        write_atomic(path, output.encode("utf-8"))  # a failed write keeps the old report
+        roots_of(args).write(path, output.encode("utf-8"))  # a failed write keeps the old report
     except OSError as exc:
         sys.stderr.write(clean(f"fanout-lint: error: cannot write {path}: {exc.strerror or exc}") + "\n")
         return EXIT_ERROR
@@ -231,6 +249,8 @@ def _baselined(result: Result, args) -> Result | None:
         return result
     from fanout_lint import baseline
 
+    if _refused_read(args.baseline, args):
+        return None
     try:
         known = baseline.load(args.baseline)
     except baseline.BaselineError as exc:
@@ -256,7 +276,7 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
         # the baseline records everything found, whatever --baseline hid
         found = result.findings + result.in_baseline
         try:
-            baseline.write(args.write_baseline, sorted(found, key=lambda f: f.sort_key()), root)
+            baseline.write(args.write_baseline, sorted(found, key=lambda f: f.sort_key()), root, roots_of(args).write)
         except OSError as exc:
             reason = exc.strerror or exc
             sys.stderr.write(clean(f"fanout-lint: error: cannot write {args.write_baseline}: {reason}") + "\n")
@@ -293,7 +313,7 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 def _write_reports(result: Result, reports: list[Report], args, rules, settings) -> int | None:
     """Write each of ``reports`` to its file; an exit code when one could not be written."""
     for report in reports:
-        code = _write_file(report.path, render_report(result, report.format, rules, settings, args, colour=False))
+        code = _write_file(report.path, render_report(result, report.format, rules, settings, args, colour=False), args)
         if code is not None:
             return code
     return None

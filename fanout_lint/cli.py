@@ -252,6 +252,7 @@ def _check(args, startup: StartUp) -> int:
         settings = dataclasses.replace(settings, jobs=args.jobs)
     given_root = args.repo_root is not None
     args.repo_root = repo_root(args.repo_root, os.getcwd())
+    args.repo_root_given = given_root  # then every path read must be inside it (confine.py)
     # a named template links with its repository: the git top level, else --repo-root
     settings = dataclasses.replace(settings, repo_root=args.repo_root, repo_root_given=given_root,
                                    link=not args.no_link)

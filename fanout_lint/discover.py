@@ -11,18 +11,27 @@ A ``.tf`` file or an automatically loaded tfvars file named on the command line 
 pre-commit names changed files) stands for its directory; when that directory is a
 local module of the repository, for the root directories that call it. Files passed
 over are returned with the reason (``unsupported.py``).
+
+Every path is confined to its repository (``confine.py``): a named path outside it, or
+reached through a symbolic link, is an error and is not looked into; the walk follows no
+symbolic link. A link it meets that would matter (to a directory, or named as a template
+or Terraform file) is a notice when its target is inside the repository (the target is
+linted where it is) and an error when it points outside.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fanout_lint import unsupported
-from fanout_lint.findings import Skipped
+from fanout_lint.confine import NOT_FOLLOWED, Roots, is_inside, outside
+from fanout_lint.findings import Notice, Skipped
+from fanout_lint.model.nodes import Loc
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.regular_files import resolved_path
+from fanout_lint.repository import repo_root
 from fanout_lint.terraform_files import suffix_of
 
 # Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
@@ -40,6 +49,8 @@ class Candidate(ValueRecord):
     # "cloudformation" (a YAML/JSON file: maybe a template, a plan or a Serverless service)
     # | "terraform" (a directory)
     kind: str
+    # the repository the unit's reads are confined to (``confine.py``): local modules, tfvars
+    root: str = field(default=".", compare=False)
 
 
 @dataclass(eq=False, repr=False)
@@ -57,6 +68,7 @@ class Discovery:
     candidates: list[Candidate]
     missing: list[PathError]
     skipped: list[Skipped]
+    notices: list[Notice] = field(default_factory=list)  # symbolic links inside the repository, not followed
 
 
 def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Candidate], list[PathError]]:
@@ -65,30 +77,40 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
     return found.candidates, found.missing
 
 
-def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None) -> Discovery:
+def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None,
+               root_given: bool = False) -> Discovery:
     """The units under ``paths``, the paths that could not be read, and the files passed
     over. ``root``: the repository, searched for the callers of a module whose file is
-    named (None: a named module file stands for its own directory)."""
+    named (None: a named module file stands for its own directory), and the root every
+    path is confined to (None: the repository of the current directory); ``root_given``:
+    it is ``--repo-root``, and a path outside it is refused."""
+    roots = Roots(root if root is not None else repo_root(None, os.getcwd()), root_given)
     candidates: dict[tuple[str, str], Candidate] = {}
     missing: list[PathError] = []
     skipped: list[Skipped] = []
+    notices: list[Notice] = []
     from_files: list[Candidate] = []  # Terraform directories named by one of their files
     for path in paths:
         if _excluded(path, exclude):
             continue
+        confined, refused = roots.confine(path)
+        if refused is not None:  # nothing is looked at there, not even whether it exists
+            missing.append(PathError(path, f"not read: {refused}"))
+            continue
+        if not os.path.lexists(path):
+            missing.append(PathError(path, "no such file or directory"))
+            continue
         if os.path.isdir(path):
-            found, problems = _walk(path, exclude, skipped)
+            found, problems = _walk(path, exclude, skipped, confined, notices)
             for candidate in found:
                 candidates.setdefault(_key(candidate), candidate)
             missing.extend(problems)
-        elif os.path.exists(path) or os.path.islink(path):
-            candidate = _classify_file(path, skipped)
+        else:
+            candidate = _classify_file(path, skipped, confined)
             if candidate:
                 candidates.setdefault(_key(candidate), candidate)
                 if candidate.kind == "terraform":
                     from_files.append(candidate)
-        else:
-            missing.append(PathError(path, "no such file or directory"))
     if root is not None and from_files:
         _to_module_roots(candidates, from_files, root, exclude)
     _skip_plans_beside_terraform(candidates, skipped)
@@ -97,12 +119,12 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
     if len(terraform) > 1:  # module calls are read only when there are directories to call
         from fanout_lint.module_calls import modules_of_others
 
-        modules = modules_of_others(terraform)
+        modules = modules_of_others(terraform, {c.path: c.root for c in candidates.values() if c.kind == "terraform"})
     ordered = sorted(
         (c for c in candidates.values() if not (c.kind == "terraform" and c.path in modules)),
         key=lambda c: (c.path, c.kind),
     )
-    return Discovery(ordered, missing, skipped)
+    return Discovery(ordered, missing, skipped, sorted(notices, key=Notice.sort_key))
 
 
 def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, exclude: tuple[str, ...]) -> None:
@@ -111,14 +133,14 @@ def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, e
     other addresses than its callers give it, and their baselines would not match."""
     from fanout_lint.module_calls import roots_calling
 
-    found, _ = _walk(os.path.relpath(root), exclude, [])  # relative, as the run shows paths
+    found, _ = _walk(os.path.relpath(root), exclude, [], root, [])  # relative, as the run shows paths
     directories = [c.path for c in found if c.kind == "terraform"]
     for candidate in from_files:
-        roots = roots_calling(candidate.path, directories)
+        roots = roots_calling(candidate.path, directories, root)
         if roots:
             candidates.pop(_key(candidate), None)
             for directory in roots:
-                unit = Candidate(_tidy(directory), "terraform")
+                unit = Candidate(_tidy(directory), "terraform", root)
                 candidates.setdefault(_key(unit), unit)
 
 
@@ -148,7 +170,7 @@ def walk_templates(root: str, exclude: tuple[str, ...] = ()) -> list[str]:
     """The YAML/JSON files below ``root`` that may be templates, as the walk finds them
     (for linking a named template with the rest of its repository; what cannot be
     walked is skipped silently: it is no unit of the run)."""
-    found, _ = _walk(root, exclude, [])
+    found, _ = _walk(root, exclude, [], root, [])
     return [c.path for c in found if c.kind == "cloudformation"]
 
 
@@ -158,12 +180,12 @@ def _key(candidate: Candidate) -> tuple[str, str]:
     return (candidate.kind, os.path.normcase(os.path.abspath(candidate.path)))
 
 
-def _classify_file(path: str, skipped: list[Skipped]) -> Candidate | None:
+def _classify_file(path: str, skipped: list[Skipped], root: str) -> Candidate | None:
     """The unit a file named on the command line stands for, or None (and why, in ``skipped``)."""
     lower = path.lower()
     directory = os.path.dirname(path) or "."
     if suffix_of(os.path.basename(lower)):  # before .json: main.tf.json is Terraform
-        return Candidate(directory, "terraform")
+        return Candidate(directory, "terraform", root)
     reason = unsupported.not_read_yet(path)
     if reason is None and unsupported.is_tfvars(path):
         if not unsupported.is_auto_tfvars(path):
@@ -171,9 +193,9 @@ def _classify_file(path: str, skipped: list[Skipped]) -> Candidate | None:
         elif not _has_tf(directory):
             reason = unsupported.TFVARS_WITHOUT_TF
         else:
-            return Candidate(directory, "terraform")  # it sets the directory's variables
+            return Candidate(directory, "terraform", root)  # it sets the directory's variables
     if reason is None and lower.endswith(CFN_SUFFIXES):
-        return Candidate(path, "cloudformation")
+        return Candidate(path, "cloudformation", root)
     skipped.append(Skipped(path, reason or "not a template or Terraform file (by its name)"))
     return None
 
@@ -186,21 +208,21 @@ def _has_tf(directory: str) -> bool:
         return False
 
 
-def _walk(root: str, exclude: tuple[str, ...], skipped: list[Skipped]) -> tuple[list[Candidate], list[PathError]]:
-    """The candidates under ``root``, and one-line errors for what could not be walked.
+def _walk(top: str, exclude: tuple[str, ...], skipped: list[Skipped], root: str,
+          notices: list[Notice]) -> tuple[list[Candidate], list[PathError]]:
+    """The candidates under ``top`` (confined to ``root``), and one-line errors for what
+    could not be walked.
 
     Iterative, so any depth is safe; directories deeper than ``MAX_WALK_DEPTH`` below
-    ``root`` are an error each, not walked. A symlink to a directory is followed only
-    when it resolves inside ``root`` (a link to ``/`` or ``..`` would walk the machine),
-    and each real directory is visited once, so links within the tree cannot loop.
+    ``top`` are an error each, not walked. No symbolic link is followed (``confine.py``),
+    so the walk cannot leave the tree or loop: a link that would matter (``_link_met``)
+    is a notice or an error; a Terraform file that is a link makes its directory a unit,
+    whose loader refuses the link.
     """
     found: list[Candidate] = []
     problems: list[PathError] = []
-    top = resolved_path(root)
-    if top is None:
-        return found, [PathError(root, "cannot read directory")]
     seen: set[tuple[int, int]] = set()
-    pending = [(root, 0)]
+    pending = [(top, 0)]
     while pending:
         directory, depth = pending.pop()
         try:
@@ -209,11 +231,11 @@ def _walk(root: str, exclude: tuple[str, ...], skipped: list[Skipped]) -> tuple[
             problems.append(PathError(directory, f"cannot read directory: {exc.strerror or exc}"))
             continue
         key = (info.st_dev, info.st_ino)
-        if key in seen:
+        if key in seen:  # a bind mount inside the tree
             continue
         seen.add(key)
         if depth > MAX_WALK_DEPTH:
-            problems.append(PathError(directory, f"directory more than {MAX_WALK_DEPTH} levels below {root}: not linted"))
+            problems.append(PathError(directory, f"directory more than {MAX_WALK_DEPTH} levels below {top}: not linted"))
             continue
         try:
             with os.scandir(directory) as listing:
@@ -225,47 +247,52 @@ def _walk(root: str, exclude: tuple[str, ...], skipped: list[Skipped]) -> tuple[
         has_tf = False
         for entry in entries:
             full = _tidy(os.path.join(directory, entry.name))
-            kind = _entry_kind(entry, full, top)
-            if kind == "outside" or _excluded(full, exclude):
+            if _excluded(full, exclude):
                 continue
-            if kind == "directory":
-                if entry.name not in SKIP_DIRS and not (
-                    os.path.basename(directory) == "cdk.out" and entry.name.startswith("asset.")
-                ):
+            try:
+                link = entry.is_symlink()
+                is_directory = not link and entry.is_dir(follow_symlinks=False)
+            except OSError:
+                link = is_directory = False
+            skipped_dir = entry.name in SKIP_DIRS or (
+                os.path.basename(directory) == "cdk.out" and entry.name.startswith("asset."))
+            if link:
+                if suffix_of(entry.name.lower()):
+                    has_tf = True
+                elif not skipped_dir:
+                    _link_met(full, entry.name, root, problems, notices)
+            elif is_directory:
+                if not skipped_dir:
                     subdirectories.append(full)
             elif suffix_of(entry.name.lower()):
                 has_tf = True
             elif (reason := unsupported.not_read_yet(entry.name)) is not None:
                 skipped.append(Skipped(full, reason))
             elif entry.name.lower().endswith(CFN_SUFFIXES):
-                found.append(Candidate(full, "cloudformation"))
+                found.append(Candidate(full, "cloudformation", root))
         if has_tf:
-            found.append(Candidate(directory, "terraform"))
+            found.append(Candidate(directory, "terraform", root))
         # in reverse, so that directories are visited in name order, as a recursive walk would
         pending.extend((sub, depth + 1) for sub in reversed(subdirectories))
     return found, problems
 
 
-def _entry_kind(entry: os.DirEntry, full: str, top: str) -> str:
-    """What a directory entry is to the walk: ``directory`` (walked), ``file`` (anything
-    else, judged by its name) or ``outside`` (a symlink to a directory outside the tree,
-    not followed)."""
-    try:
-        if entry.is_dir(follow_symlinks=False):
-            return "directory"
-        if not (entry.is_symlink() and entry.is_dir()):
-            return "file"
-    except OSError:  # a link loop or an unreadable link is not a directory to walk
-        return "file"
-    target = resolved_path(full)
-    if target is None or not _inside(target, top):
-        return "outside"
-    return "directory"
-
-
-def _inside(path: str, top: str) -> bool:
-    path, top = os.path.normcase(path), os.path.normcase(top)
-    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+def _link_met(path: str, name: str, root: str, problems: list[PathError], notices: list[Notice]) -> None:
+    """A symbolic link the walk met and does not follow: when it would matter (it names a
+    directory, or is named as a template), a notice if its target is inside ``root``
+    (linted where it is, when the run reaches it) and an error if it is outside. A link
+    that resolves to nothing names nothing to read."""
+    target = resolved_path(path)
+    if target is None:
+        return
+    if not (os.path.isdir(target) or name.lower().endswith(CFN_SUFFIXES)):
+        return  # a link to a README, a script: no template would be read through it
+    top = resolved_path(root)
+    if top is not None and is_inside(target, top):
+        notices.append(Notice(Loc(path, 1), f"a symbolic link: not followed ({NOT_FOLLOWED}); "
+                                            "lint its target where it is"))
+    else:
+        problems.append(PathError(path, f"not read: a symbolic link to {outside(root)}"))
 
 
 def _excluded(path: str, patterns: tuple[str, ...]) -> bool:

@@ -32,8 +32,9 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     a named template links with are looked for (default ``settings.repo_root``);
     ``progress``: called with (units done, units) as units finish."""
     root = root if root is not None else settings.repo_root
-    found = find_units(paths, settings.exclude, root)  # 1
-    result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped))
+    found = find_units(paths, settings.exclude, root, settings.repo_root_given)  # 1
+    result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped),
+                    notices=list(found.notices))
     from fanout_lint.hcl_install import parser_problem
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit

@@ -7,7 +7,9 @@ blocks and their literal ``source`` only, skipping strings, comments and heredoc
 needs no HCL parser and costs one pass over the text (``json`` reads the files in
 Terraform's JSON syntax), with the files and override files the loader reads. A source that is not a literal
 local path (a registry, git or URL source, an interpolation) calls nothing here, just as
-the loader treats it as opaque.
+the loader treats it as opaque. A local source outside the repository, or through a
+symbolic link, calls nothing here either (``confine.py``): its files are not read, and
+the loader reports it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import os
 import re
 
+from fanout_lint.confine import problem
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, read_bounded, resolved_path
 from fanout_lint.terraform_files import config_files, is_json
 
@@ -111,8 +114,9 @@ def _is_local(source: str | None) -> bool:
     return source is not None and source.startswith(("./", "../"))
 
 
-def called_directories(directory: str) -> list[str]:
-    """The directories a Terraform directory's module blocks load, normalized.
+def called_directories(directory: str, root: str | None = None) -> list[str]:
+    """The directories a Terraform directory's module blocks load, normalized; with
+    ``root``, only those inside it through no symbolic link (``confine.py``).
 
     Read as the loader reads the directory (``terraform_files``): an override file's
     module block replaces the source of the call it overrides. Files the loader would
@@ -127,7 +131,7 @@ def called_directories(directory: str) -> list[str]:
     budget = HCL_UNIT_BYTES
     for name in files.primary + files.overrides:
         try:
-            data = read_bounded(os.path.join(directory, name), min(HCL_FILE_BYTES, budget))
+            data = read_bounded(os.path.join(directory, name), min(HCL_FILE_BYTES, budget), follow=False)
         except OSError:
             continue
         budget -= len(data)
@@ -141,16 +145,19 @@ def called_directories(directory: str) -> list[str]:
                     sources[call] = source
             else:  # an interpolated label is a call of its own
                 sources.setdefault(call if call is not None else ("unnamed", len(sources)), source)
-    return [os.path.normpath(os.path.join(directory, source)) for source in sources.values() if _is_local(source)]
+    called = [os.path.normpath(os.path.join(directory, source)) for source in sources.values() if _is_local(source)]
+    return called if root is None else [d for d in called if problem(d, root) is None]
 
 
-def modules_of_others(directories: list[str]) -> set[str]:
+def modules_of_others(directories: list[str], roots: dict[str, str] | None = None) -> set[str]:
     """Those of ``directories`` another of them loads as a module (directly or through
     modules of its own), as the caller lints them with their real inputs. Directories
-    that load each other in a cycle, with no caller outside it, are all kept."""
+    that load each other in a cycle, with no caller outside it, are all kept. ``roots``:
+    directory -> the repository its modules are confined to (default: the current one)."""
     real = {d: _real(d) for d in directories}
-    calls: dict[str, list[str]] = {}  # real directory -> real directories it calls
-    reach = {r: _reachable(r, calls) for r in set(real.values())}
+    root_of = {real[d]: (roots or {}).get(d, ".") for d in directories}
+    calls: dict[tuple[str, str], list[str]] = {}  # (real directory, root) -> real directories it calls
+    reach = {r: _reachable(r, calls, root_of[r]) for r in set(real.values())}
     callers: dict[str, set[str]] = {}  # real directory -> directories of the run that load it
     for caller, below in reach.items():
         for directory in below:
@@ -162,30 +169,31 @@ def modules_of_others(directories: list[str]) -> set[str]:
     }
 
 
-def roots_calling(module: str, directories: list[str]) -> list[str]:
+def roots_calling(module: str, directories: list[str], root: str = ".") -> list[str]:
     """Those of ``directories`` that load ``module`` (directly or through other modules)
     and that none of them loads: the roots ``module`` is linted in. Empty when no
-    directory calls it."""
+    directory calls it. Modules are looked for inside ``root`` only."""
     target = _real(module)
-    calls: dict[str, list[str]] = {}
-    callers = [d for d in directories if _real(d) != target and target in _reachable(_real(d), calls)]
+    calls: dict[tuple[str, str], list[str]] = {}
+    callers = [d for d in directories if _real(d) != target and target in _reachable(_real(d), calls, root)]
     if not callers:
         return []
-    called = modules_of_others(directories)
+    called = modules_of_others(directories, {d: root for d in directories})
     return [d for d in callers if d not in called] or callers
 
 
-def _reachable(start: str, calls: dict[str, list[str]]) -> set[str]:
-    """Every directory loaded below ``start`` (not ``start`` itself, unless in a cycle)."""
+def _reachable(start: str, calls: dict[tuple[str, str], list[str]], root: str) -> set[str]:
+    """Every directory loaded below ``start`` (not ``start`` itself, unless in a cycle),
+    inside ``root``."""
     seen: set[str] = set()
     frontier = [(start, 0)]
     while frontier:
         directory, depth = frontier.pop()
         if depth >= MAX_MODULE_DEPTH:
             continue
-        if directory not in calls:
-            calls[directory] = [_real(c) for c in called_directories(directory)]
-        for child in calls[directory]:
+        if (directory, root) not in calls:
+            calls[(directory, root)] = [_real(c) for c in called_directories(directory, root)]
+        for child in calls[(directory, root)]:
             if child not in seen:
                 seen.add(child)
                 frontier.append((child, depth + 1))

@@ -44,6 +44,7 @@ _READ_FLAGS = (
     | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_BINARY", 0)
 )
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1 * MIB
 
 
@@ -64,16 +65,23 @@ def describe_size(size: int) -> str:
     return f"{size:,} bytes"
 
 
-def read_bounded(path: str, limit: int) -> bytes:
+def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     """The bytes of the regular file ``path``; ``OSError`` for anything else or above ``limit``.
 
     The kind is checked with a stat before opening (opening some devices has effects, a
     FIFO blocks) and again on the opened descriptor, in case the path changed in between.
     At most ``limit + 1`` bytes are read, so a file that grows after the check is still
-    refused, not read to its end.
+    refused, not read to its end. ``follow`` False: a symbolic link at ``path`` is refused,
+    and the file is opened without following one (``confine.py``).
     """
-    _require_regular(os.stat(path), path)
-    fd = os.open(path, _READ_FLAGS)
+    if follow:
+        _require_regular(os.stat(path), path)
+    else:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            raise OSError(errno.ELOOP, "is a symbolic link (fanout-lint reads no path through one)", path)
+        _require_regular(info, path)
+    fd = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | _NOFOLLOW)
     try:
         info = os.fstat(fd)
         _require_regular(info, path)
@@ -101,21 +109,25 @@ def _require_regular(info: os.stat_result, path: str) -> None:
         raise OSError(errno.EINVAL, "not a regular file", path)
 
 
-def write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes, streams: bool = True) -> None:
     """Replace ``path`` with ``data`` in one step: the old file stays whole if writing fails.
 
     The bytes go to a temporary file in the same directory (so that ``os.replace`` is a
     rename on one file system), flushed to disk so that a full disk fails here, then
     renamed over ``path``. A symlink at ``path`` is replaced, not written through: a
     pull request cannot point the report at another file. A stream (``/dev/stdout``, a
-    pipe, ``/dev/null``) is written to directly, as there is nothing to replace.
+    pipe, ``/dev/null``) is written to directly, as there is nothing to replace; with
+    ``streams`` False (a path inside a repository: ``confine.py``) no link is followed to
+    find one, and a link at ``path`` is replaced whatever it names.
     """
     try:
-        info = os.stat(path)
+        info = os.stat(path) if streams else os.lstat(path)
     except FileNotFoundError:
         info = None
+    if info is not None and not streams and stat.S_ISLNK(info.st_mode):
+        info = None  # replaced: the temporary file is renamed over the link itself
     if info is not None and not stat.S_ISREG(info.st_mode):
-        if stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
+        if streams and stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode) or stat.S_ISSOCK(info.st_mode):
             with open(path, "wb") as stream:
                 stream.write(data)
             return

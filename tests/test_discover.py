@@ -79,10 +79,15 @@ def test_a_caller_outside_the_run_does_not_hide_a_module(tmp_path):
     assert _units([tmp_path / "q"]) == [str(tmp_path / "q")]
 
 
-def test_a_symlinked_module_directory_is_recognised(tmp_path):
+def test_a_symlinked_module_directory_is_not_followed(tmp_path):
+    # No path is read through a symbolic link (confine.py): the call through the link
+    # loads nothing, so real stays a unit of its own, and the link is one error.
     _write(tmp_path, {"root/main.tf": _module_call("q", "./q"), "real/main.tf": ""})
     os.symlink(tmp_path / "real", tmp_path / "root" / "q")
-    assert _units([tmp_path / "root", tmp_path / "real"]) == [str(tmp_path / "root")]
+    candidates, missing = discover([str(tmp_path / "root"), str(tmp_path / "real")])
+    assert sorted(c.path for c in candidates) == [str(tmp_path / "real"), str(tmp_path / "root")]
+    assert [(m.path, m.message) for m in missing] == [
+        (str(tmp_path / "root" / "q"), f"not read: a symbolic link to outside the repository ({tmp_path / 'root'})")]
 
 
 def test_the_module_is_checked_once_with_its_callers_inputs(tmp_path, capsys):

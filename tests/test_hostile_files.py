@@ -270,10 +270,16 @@ def test_symlinks_to_the_root_and_the_parent_are_not_followed(tmp_path):
     os.symlink("/", tree / "root")
     os.symlink("..", tree / "up")
     os.symlink("../..", tree / "sub" / "upup")
-    os.symlink("sub", tree / "zz-link")  # inside the tree: followed, but sub is walked once
+    os.symlink("sub", tree / "zz-link")  # inside the tree: not followed either (confine.py)
     result = run("check", "--format", "json", tree, cwd=tmp_path, timeout=60)
     report = result.report()
-    assert result.code == 1 and report["errors"] == [], result.err
+    # the link out of the repository (the current directory: no git) is an error; the
+    # links inside it are notices; nothing is read through any of them
+    assert result.code == 2, result.err
+    assert [(e["file"], e["message"]) for e in report["errors"]] == [
+        (str(tree / "root"), "not read: a symbolic link to outside the repository (.)")]
+    noticed = [line.split(":")[0] for line in result.err.splitlines() if "a symbolic link: not followed" in line]
+    assert noticed == [str(tree / "sub" / "upup"), str(tree / "up"), str(tree / "zz-link")]
     assert [f["file"] for f in report["findings"]] == [str(tree / "sub" / "good.yaml")]
     assert report["summary"]["units"] == 1
 

@@ -320,8 +320,13 @@ def test_a_nested_template_outside_the_repository_is_not_read(tmp_path):
     result = _lint(repository)
     assert [os.path.basename(u.path) for g in result.graphs for u in g.members] == ["parent.yaml"]
     assert os.path.exists(outside)
+    # a local template outside the repository is one error on the nested stack (confine.py)
+    assert [(os.path.basename(e.file), e.message) for e in result.errors] == [
+        ("parent.yaml", f"nested stack Workers: not read: {tmp_path / 'outside.yaml'} is outside the repository "
+                        f"({repository})")]
+    os.remove(repository / "parent.yaml")
     _write(repository, "proc.yaml", PARENT % {"url": "/proc/self/environ", "timeout": 300, "condition": ""})
-    assert not _lint(repository).errors
+    assert not _lint(repository).errors  # no template file: not a local path
 
 
 def test_a_nested_stack_cycle_is_not_followed(tmp_path):

@@ -15,7 +15,7 @@ from fanout_lint.findings import Finding, LoadError
 from fanout_lint.fixes.apply import FileChange, prepare
 from fanout_lint.fixes.select import applicable, select
 from fanout_lint.model.record import Record
-from fanout_lint.regular_files import write_atomic
+from fanout_lint.confine import Roots
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -41,7 +41,10 @@ class Outcome(Record):
 
 
 def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]], unsafe: bool,
-        write: bool) -> Outcome:
+        write: bool, roots: "Roots | None" = None) -> Outcome:
+    """``roots``: the repository the fixed files must keep to (``confine.py``; None: the
+    current one)."""
+    roots = roots if roots is not None else Roots()
     outcome = Outcome(lint())
     refused: set[str] = set()  # files that could not take their fixes: left alone from then on
     made: set[tuple] = set()  # fixes written: one planned again did not take, and is not repeated
@@ -55,7 +58,7 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
         edits = selection.edits_by_file()
         changes, errors = prepare(edits, outcome.result.fix_sources)
         outcome.errors.extend(errors)
-        changed = _write(changes, outcome) if write else {change.path for change in changes}
+        changed = _write(changes, outcome, roots) if write else {change.path for change in changes}
         refused.update(path for path in edits if path not in changed)  # raw paths, as the edits name them
         done = [f for f in selection.chosen + selection.duplicates if all(e.file in changed for e in f.fix.edits)]
         outcome.fixed += len(done)
@@ -76,11 +79,11 @@ def _key(finding: Finding) -> tuple:
     return (finding.rule, finding.unit, finding.resource, finding.fix.description)
 
 
-def _write(changes: list[FileChange], outcome: Outcome) -> set[str]:
+def _write(changes: list[FileChange], outcome: Outcome, roots: Roots) -> set[str]:
     written = set()
     for change in changes:
         try:
-            write_atomic(change.path, change.source.encoded(change.text))
+            roots.write(change.path, change.source.encoded(change.text))
         except OSError as exc:
             outcome.errors.append(LoadError(change.path, None, f"cannot write the fixes: {exc.strerror or exc}"))
             continue

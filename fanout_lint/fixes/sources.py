@@ -72,7 +72,7 @@ def read_source(path: str, expected: str | None) -> Source:
     if os.path.islink(path):
         raise SourceError("is a symbolic link; not edited")
     try:
-        data = read_bounded(path, HCL_FILE_BYTES if is_hcl(path) else TEMPLATE_BYTES)
+        data = read_bounded(path, HCL_FILE_BYTES if is_hcl(path) else TEMPLATE_BYTES, follow=False)
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
     bom = data.startswith(BOM)

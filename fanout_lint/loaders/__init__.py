@@ -64,7 +64,7 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tup
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return load_terraform_dir(candidate.path, cache)
+            return load_terraform_dir(candidate.path, cache, candidate.root)
         finally:
             if collecting:
                 gc.enable()
@@ -86,7 +86,7 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
     ``located`` False: values only, for reading what links a template to others (JSON
     through ``json`` alone, which costs a fraction of finding every key's location)."""
     try:
-        data = read_bounded(path, MAX_BYTES)  # kind and size are checked before reading
+        data = read_bounded(path, MAX_BYTES, follow=False)  # kind and size are checked before reading
     except OSError as exc:
         return LoadError(path, None, f"cannot read: {exc.strerror or exc}")
     try:

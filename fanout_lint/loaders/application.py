@@ -115,8 +115,13 @@ class _Linking:
         while pending:  # depth first, in template order, without recursion
             parent, chain = pending.pop()
             self.stacks.append(parent)
-            children = [self._child(parent, nested, chain) for nested in nested_stacks(parent.data, parent.file, self.root)
-                        if nested.template is not None]
+            found = nested_stacks(parent.data, parent.file, self.root)
+            for nested in found:
+                if nested.refused is not None:
+                    error = LoadError(parent.file, nested.line, f"nested stack {nested.id}: {nested.refused}")
+                    if error not in self.errors:
+                        self.errors.append(error)
+            children = [self._child(parent, nested, chain) for nested in found if nested.template is not None]
             pending.extend(reversed([c for c in children if c is not None]))
 
     def _child(self, parent: Stack, nested: Nested, chain: tuple[str, ...]):

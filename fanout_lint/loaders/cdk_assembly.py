@@ -27,7 +27,7 @@ def stack_names(directory: str) -> dict[str, str]:
     """Template file name (as the manifest in ``directory`` writes it, a plain name in the
     directory) -> stack name; empty when there is no readable manifest."""
     try:
-        data = json.loads(read_bounded(os.path.join(directory, MANIFEST), TEMPLATE_BYTES))
+        data = json.loads(read_bounded(os.path.join(directory, MANIFEST), TEMPLATE_BYTES, follow=False))
     except (OSError, ValueError, RecursionError):
         return {}
     artifacts = data.get("artifacts") if isinstance(data, dict) else None

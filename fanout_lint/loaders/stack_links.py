@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from fanout_lint.budget import Budget
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
 from fanout_lint.loaders.located import Map
-from fanout_lint.regular_files import resolved_path
+from fanout_lint.confine import lexists, problem
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class Nested:
     props_known: bool  # False: the template hides the resource's properties
     condition: str | None
     line: int | None
+    refused: str | None = None  # why the local template it names is not read (confine.py)
 
 
 def naming(data: dict, file: str, budget: Budget, stack_name: str | None) -> Intrinsics:
@@ -126,37 +127,39 @@ def nested_stacks(data: dict, file: str, root: str) -> list[Nested]:
         reference = props.get(NESTED_TYPES[body["Type"]])
         metadata = body.get("Metadata") if isinstance(body.get("Metadata"), dict) else {}
         asset = metadata.get("aws:asset:path")
-        template = None
+        template = refused = None
         if isinstance(reference, str) and not reference.startswith(_REMOTE):
-            template = child_path(file, reference, root)
+            template, refused = local_child(file, reference, root)
         elif isinstance(asset, str) and metadata.get("aws:asset:property", "TemplateURL") == "TemplateURL":
-            template = child_path(file, asset, root)  # CDK: the nested template beside the parent's
+            template, refused = local_child(file, asset, root)  # CDK: the nested template beside the parent's
         condition = body.get("Condition")
         found.append(Nested(
             id=str(logical_id), template=template, parameters=props.get("Parameters"), props_known=known,
             condition=condition if isinstance(condition, str) else None,
             line=resources.loc_of(logical_id).line if isinstance(resources, Map) else None,
+            refused=refused,
         ))
     return found
 
 
-def child_path(parent: str, reference: str, root: str) -> str | None:
-    """The path of a nested template named ``reference`` in ``parent``, spelled as the
-    parent is (``./a/b.yaml`` stays ``./``-relative, as a walk of ``.`` spells it); None
-    when it is not a template file inside ``root``.
+def local_child(parent: str, reference: str, root: str) -> tuple[str | None, str | None]:
+    """(the path of a nested template named ``reference`` in ``parent``, spelled as the
+    parent is (``./a/b.yaml`` stays ``./``-relative, as a walk of ``.`` spells it), None),
+    or (None, why it is not read) when it names a template file outside ``root`` or
+    through a symbolic link (``confine.py``), or (None, None) when it names no local
+    template file.
 
     The author of the template chooses the reference: it must not make the linter read
     files elsewhere (``/proc/self/environ``, ``../../secrets.json``).
     """
     if not reference or "\x00" in reference or not reference.lower().endswith(TEMPLATE_SUFFIXES):
-        return None
+        return None, None
     joined = os.path.normpath(os.path.join(os.path.dirname(parent), reference))
     if not os.path.isabs(joined) and parent.startswith("./") and not joined.startswith(".."):
         joined = "./" + joined
-    real, top = resolved_path(joined), resolved_path(root)
-    if real is None or top is None:
-        return None
-    real, top = os.path.normcase(real), os.path.normcase(top)
-    if real != top and not real.startswith(top.rstrip(os.sep) + os.sep):
-        return None
-    return joined
+    if not lexists(joined):
+        return None, None
+    refused = problem(joined, root)
+    if refused is not None:
+        return None, f"not read: {joined} is {refused}"
+    return joined, None

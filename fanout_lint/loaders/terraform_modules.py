@@ -7,7 +7,9 @@ OpenTofu's ``*.tofu`` and ``*.tofu.json``, override files merged last: see
 block whose ``source`` is a local path (``./x``, ``../x``) is loaded from that directory,
 its variables set from the block's arguments; its resources get addresses such as
 ``module.billing.aws_sqs_queue.this``. Any other source (registry, git, URL) is opaque:
-its outputs are unknown.
+its outputs are unknown. A local source must stay inside the repository, through no
+symbolic link (``confine.py``): one that does not is an error, and the unit is not
+linted; no file of a directory is read through a link either.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from fanout_lint.budget import Budget, TooLarge
+from fanout_lint.confine import problem
 from fanout_lint.findings import LoadError
 from fanout_lint.model.record import Record
 from fanout_lint.loaders.hcl_expressions import (
@@ -83,10 +86,11 @@ class UnitState(Record):
     # every path that reaches them
     configured: dict = field(default_factory=dict)
     cache: ParseCache | None = None  # parsed files of this run and earlier ones (parse_cache.py)
+    root: str = "."  # the repository: local modules are read only inside it (confine.py)
 
 
-def load_unit(path: str, cache: ParseCache | None = None) -> tuple[UnitState, "Module | None"]:
-    unit = UnitState(path, cache=cache)
+def load_unit(path: str, cache: ParseCache | None = None, root: str = ".") -> tuple[UnitState, "Module | None"]:
+    unit = UnitState(path, cache=cache, root=root)
     files = _read_dir(unit, path, root=True)
     tfvars = _read_tfvars(unit, path)
     if unit.incomplete:
@@ -199,7 +203,7 @@ def _read(unit: UnitState, file: str) -> bytes | None:
     if budget < 0:
         return None  # the unit is over its total already, and that was reported once
     try:
-        data = read_bounded(file, min(MAX_FILE_BYTES, budget))
+        data = read_bounded(file, min(MAX_FILE_BYTES, budget), follow=False)
     except FileTooLarge as exc:
         if exc.size > MAX_FILE_BYTES:
             message = f"file is larger than {describe_size(MAX_FILE_BYTES)}, the limit for a Terraform file"
@@ -312,6 +316,14 @@ class Module:
         if not value.value.startswith(("./", "../")):
             return None  # registry, git or URL: opaque
         directory = os.path.normpath(os.path.join(self.directory, value.value))
+        refused = problem(directory, self.unit.root)
+        if refused is not None:  # the author of the call chose the source: nothing is read there
+            self.unit.errors.append(LoadError(
+                self.call_files.get(name) or _file_of(self, block), block.line,
+                f"module {name}: not read: {directory} is {refused} (the unit is not linted)"
+            ))
+            self.unit.incomplete = True
+            return None
         real = os.path.realpath(directory)
         if real in chain or len(chain) > MAX_MODULE_DEPTH:
             self.unit.errors.append(LoadError(
