@@ -63,6 +63,13 @@ MAX_MODULE_INSTANCES = 1_000
 # makes K^D.
 MAX_NESTED_STACKS = 1_000
 
+# Times parsing an HCL file may read its text again. Heredoc bodies arrive from the
+# grammar unparsed, and each interpolation in one is parsed from its text: an
+# interpolation of a heredoc is read twice, a heredoc in it three times, ... Real files
+# read a small part of themselves once more; heredocs nested a hundred deep would read
+# the file a hundred times over.
+MAX_REREADS = 16
+
 # References being resolved inside one another (a local that reads a local that reads a
 # module output ...). Real chains are a few deep, rarely more than twenty; the limit keeps
 # the evaluator's recursion well inside Python's stack.
