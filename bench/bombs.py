@@ -85,7 +85,8 @@ def nested_instances(directory: str, instances: int) -> list[str]:
         f"  Queue{i}:\n    Type: AWS::SQS::Queue\n    Properties:\n      QueueName: !Sub '${{Name}}-{i}'\n"
         f"      VisibilityTimeout: 60\n"
         for i in range(5))
-    _write(directory, "child.yaml", CHILD.format(resources=resources, notes="".join(f"    - note {i} {'n' * 100}\n" for i in range(5000))))
+    notes = "".join(f"    - note {i} {'n' * 100}\n" for i in range(5000))  # 550 KB the child is read for
+    _write(directory, "child.yaml", CHILD.format(resources=resources, notes=notes))
     parent = 'AWSTemplateFormatVersion: "2010-09-09"\nResources:\n' + "".join(
         f"  Child{i}:\n    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: child.yaml\n"
         f"      Parameters:\n        Name: n{i}\n" for i in range(instances))

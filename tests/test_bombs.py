@@ -158,13 +158,14 @@ def test_shared_values_are_merged_once_each(capsys, tmp_path, monkeypatch):
     assert forty <= 50 and forty - twenty == 20
 
 
-def test_a_merge_past_the_step_budget_names_the_resource(monkeypatch):
+def test_a_merge_past_the_step_budget_is_the_budget_error():
     budget = Budget(max_steps=100, file="serverless.yml")
     merges = serverless._Merges(budget)
     wide = [[str(i)] for i in range(200)]
-    with pytest.raises(BudgetExceeded, match="evaluation budget"):
-        budget.at("serverless.yml", 9, "WorkerLambdaFunction")
+    budget.at("serverless.yml", 9, "WorkerLambdaFunction")
+    with pytest.raises(BudgetExceeded, match="evaluation budget") as raised:
         serverless._merged({"A": wide}, {"A": list(wide)}, 0, merges)
+    assert raised.value.line == 9 and "WorkerLambdaFunction" in raised.value.message
 
 
 # -- CloudFormation: one child template nested many times ------------------------------
@@ -238,7 +239,8 @@ def test_an_outside_template_joins_when_it_names_a_reached_one_as_before(tmp_pat
     (tmp_path / "child name.yaml").write_text(CHILD)
     for name, url in (("quoted.yaml", '"./sub/../child name.yaml"'), ("other.yaml", "elsewhere.yaml")):
         (tmp_path / name).write_text('AWSTemplateFormatVersion: "2010-09-09"\nResources:\n  Nested:\n'
-                                     f"    Type: AWS::CloudFormation::Stack\n    Properties:\n      TemplateURL: {url}\n")
+                                     "    Type: AWS::CloudFormation::Stack\n    Properties:\n"
+                                     f"      TemplateURL: {url}\n")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path)
     work = plan([Candidate("child name.yaml", "cloudformation")], ["child name.yaml"])
