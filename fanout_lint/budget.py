@@ -3,7 +3,10 @@
 fanout-lint gates pull requests, so the author of a template also chooses how much work
 linting it takes. Evaluation is therefore bounded by construction rather than by hope:
 every evaluator of a unit (CloudFormation intrinsics, Terraform expressions and modules,
-plan references) is handed the unit's ``Budget`` and charges it as it works.
+plan references, Serverless variables and merges) is handed the unit's ``Budget`` and
+charges it as it works. Work that reads the same text or value again (a variable nested
+in another, a heredoc in an interpolation of a heredoc, a value two references share) is
+either done once and shared, or charged by its size each time it is done.
 
 Two kinds of limit, with two outcomes:
 
