@@ -25,6 +25,7 @@ those of a full run.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, walk_templates
@@ -220,28 +221,41 @@ class _Scan:
         facts: dict[str, Facts] = {}
         pending = [key for key in run if marks[key].any]
         outside_nests = [key for key, m in marks.items() if m.nests and key not in run]
+        # Which outside templates may nest a template reached so far is asked once per
+        # reached name, of an index of the names each outside template mentions (read
+        # once): rescanning every outside template for every name reached so far, once
+        # per level of a nesting chain, made naming one file of a long chain cubic.
+        mentions = _mentioned(outside_nests, paths, self) if outside_nests else {}
+        offered: set[bytes] = set()
+        fresh = list(run)  # reached, and not yet offered to the index
         exporters = importers = False
+        links = exported = False  # whether some template with facts imports or exports, exports
         while True:
             while pending:
                 key = pending.pop()
                 if key in facts:
                     continue
-                facts[key] = self.facts(key, paths[key])
-                for child in facts[key].children:  # nested templates join, named or not
+                fact = facts[key] = self.facts(key, paths[key])
+                links = links or bool(fact.imports or fact.exports)
+                exported = exported or bool(fact.exports)
+                fresh.append(key)
+                for child in fact.children:  # nested templates join, named or not
                     paths.setdefault(file_key(child), child)
                     pending.append(file_key(child))
-            if not exporters and any(f.imports or f.exports for f in facts.values()):
+            if not exporters and links:
                 exporters = True
                 pending += [key for key, m in marks.items() if m.exports and key not in facts]
-            if not importers and any(f.exports for f in facts.values()):
+            if not importers and exported:
                 importers = True
                 pending += [key for key, m in marks.items() if m.imports and key not in facts]
-            reached = [os.path.basename(paths[key]).encode("utf-8", "surrogatepass") for key in (*run, *facts)]
-            for key in [k for k in outside_nests if k not in facts]:
-                data = self.data(paths[key])
-                if any(name in data for name in reached):  # it may nest a template reached so far
-                    pending.append(key)
-            outside_nests = [k for k in outside_nests if k not in facts and k not in pending]
+            for key in fresh:
+                name = os.path.basename(paths[key]).encode("utf-8", "surrogatepass")
+                if name in offered:
+                    continue
+                offered.add(name)
+                # an outside template that may nest a template reached so far
+                pending += [k for k in mentions.get(name, ()) if k not in facts]
+            fresh = []
             if not pending:
                 break
         return _components(facts, paths, run, self)
@@ -300,6 +314,49 @@ def _components(facts: dict[str, Facts], paths: dict[str, str], run: dict[str, s
             if key in run:
                 found[key] = application
     return found
+
+
+# A nested template's name ends in one of these (``stack_links.TEMPLATE_SUFFIXES``).
+_TEMPLATE_SUFFIX = re.compile(rb"\.(?:yaml|yml|json|template)", re.IGNORECASE)  # fixed words: linear
+_LONGEST_NAME = 255  # bytes of a file name (NAME_MAX)
+# Bytes that end a reference to a nested template in its parent's text, before the
+# name: a directory separator, a quote, a line break. Blanks may be part of a name.
+_BEFORE_NAME = (b"/", b"\\", b'"', b"'", b"\n", b"\r", b"\x00")
+_BLANKS_IN_NAME = 8  # a name with more blanks than this is not looked for
+
+
+def _mentioned(keys: list[str], paths: dict[str, str], scan: _Scan) -> dict[bytes, list[str]]:
+    """File name -> the templates of ``keys`` whose bytes mention it, as a reference to a
+    nested template writes it (after a separator, a quote, a blank or a line break; a
+    name can only be nested when it ends in a template suffix). Each file is read once,
+    and each mention costs a bounded number of searches, so the index is linear in the
+    files' size."""
+    found: dict[bytes, list[str]] = {}
+    for key in keys:
+        data = scan.data(paths[key])
+        names: set[bytes] = set()
+        for match in _TEMPLATE_SUFFIX.finditer(data):
+            names.update(_names_ending(data, match.end()))
+        for name in names:
+            found.setdefault(name, []).append(key)
+    return found
+
+
+def _names_ending(data: bytes, end: int) -> list[bytes]:
+    """The file names that may end at ``end``: from the last byte no name holds, or a
+    blank, within a name's length."""
+    start = max(0, end - _LONGEST_NAME)
+    for stop in _BEFORE_NAME:
+        start = max(start, data.rfind(stop, start, end) + 1)
+    names = [data[start:end]]
+    cut = end
+    for _ in range(_BLANKS_IN_NAME):
+        blank = max(data.rfind(b" ", start, cut), data.rfind(b"\t", start, cut))
+        if blank < 0:
+            break
+        names.append(data[blank + 1:end])
+        cut = blank
+    return names
 
 
 def _descendants(keys: list[str], children: dict[str, tuple[str, ...]]) -> set[str]:

@@ -3,7 +3,10 @@
 fanout-lint gates pull requests, so the author of a template also chooses how much work
 linting it takes. Evaluation is therefore bounded by construction rather than by hope:
 every evaluator of a unit (CloudFormation intrinsics, Terraform expressions and modules,
-plan references) is handed the unit's ``Budget`` and charges it as it works.
+plan references, Serverless variables and merges) is handed the unit's ``Budget`` and
+charges it as it works. Work that reads the same text or value again (a variable nested
+in another, a heredoc in an interpolation of a heredoc, a value two references share) is
+either done once and shared, or charged by its size each time it is done.
 
 Two kinds of limit, with two outcomes:
 
@@ -62,6 +65,13 @@ MAX_MODULE_INSTANCES = 1_000
 # nest a few stacks, large ones tens; a stack nesting another K times at each of D levels
 # makes K^D.
 MAX_NESTED_STACKS = 1_000
+
+# Times parsing an HCL file may read its text again. Heredoc bodies arrive from the
+# grammar unparsed, and each interpolation in one is parsed from its text: an
+# interpolation of a heredoc is read twice, a heredoc in it three times, ... Real files
+# read a small part of themselves once more; heredocs nested a hundred deep would read
+# the file a hundred times over.
+MAX_REREADS = 16
 
 # References being resolved inside one another (a local that reads a local that reads a
 # module output ...). Real chains are a few deep, rarely more than twenty; the limit keeps

@@ -303,15 +303,25 @@ def test_deeply_nested_interpolation_is_one_line_error(capsys, tmp_path, good):
     assert error["line"] == 2
 
 
-def test_deeply_nested_for_and_heredocs_are_not_a_crash(capsys, tmp_path, good):
+def test_deeply_nested_for_is_not_a_crash(capsys, tmp_path, good):
     nested_for = "[for x in " * 5000 + "[]" + " : x]" * 5000
+    text = (f"locals {{\n  a = {nested_for}\n}}\n"
+            'resource "aws_sqs_queue" "q" {\n  name = local.a\n}\n')
+    unit = write_tf(tmp_path / "nested", {"main.tf": text})
+    assert_linted_normally(capsys, unit, good)
+
+
+def test_deeply_nested_heredocs_are_one_line_error(capsys, tmp_path, good):
+    # Each heredoc is parsed again from the text of the interpolation it is in: 5,000
+    # levels would read the file thousands of times over.
     heredoc = "1"
     for k in range(5000):
         heredoc = f"<<M{k}\n${{{heredoc}\n}}\nM{k}\n"
-    text = (f"locals {{\n  a = {nested_for}\n  b = {heredoc}\n}}\n"
+    text = (f"locals {{\n  a = 1\n  b = {heredoc}\n}}\n"
             'resource "aws_sqs_queue" "q" {\n  name = local.b\n}\n')
     unit = write_tf(tmp_path / "nested", {"main.tf": text})
-    assert_linted_normally(capsys, unit, good)
+    error = assert_one_line_error(capsys, unit, good, "heredocs nested in interpolations")
+    assert error["line"] == 3
 
 
 def test_a_walk_past_the_step_budget_is_one_line_error(capsys, tmp_path, good):

@@ -103,6 +103,9 @@ class _Linking:
         self.notices: list[Notice] = []
         self.links: list[UnitLink] = []
         self._labels: set[str] = set()
+        # Each template read once, however many stacks nest it (an instance is evaluated
+        # with its own parameters, but its parsed data is shared): real path -> parsed
+        self._read_once: dict[str, Parsed | None] = {}
 
     def open(self, path: str, stack_name: str | None) -> None:
         parsed = self._read(path)
@@ -159,8 +162,14 @@ class _Linking:
 
     def _read(self, path: str) -> Parsed | None:
         parsed = self.given.get(path)
-        if parsed is None:
-            parsed = read_template(path)
+        if parsed is not None:
+            return self._kept(parsed)
+        key = _real_key(path)
+        if key not in self._read_once:
+            self._read_once[key] = self._kept(read_template(path))
+        return self._read_once[key]
+
+    def _kept(self, parsed: Parsed | LoadError | None) -> Parsed | None:
         if isinstance(parsed, LoadError):
             if parsed not in self.errors:  # a template nested twice fails once
                 self.errors.append(parsed)
@@ -215,3 +224,8 @@ def _intrinsic(value: dict) -> bool:
 
 def _key(path: str) -> str:
     return os.path.normcase(os.path.abspath(path))
+
+
+def _real_key(path: str) -> str:
+    """One key for every spelling of a file (``./a.yaml``, ``sub/../a.yaml``, a link to it)."""
+    return os.path.normcase(os.path.realpath(path))

@@ -9,7 +9,9 @@ Only the grammar file is read from python-hcl2, found without importing the pack
 ``import hcl2`` runs ``hcl2.api``, which imports the dict transformer, formatter,
 deserializer and reconstructor that fanout-lint never uses. The one piece of python-hcl2
 code its grammar depends on, the post-lexer that lets a binary operator continue a line,
-is ``_continue_lines`` here.
+is ``_continue_lines`` here. Its heredoc terminals are the one change made to the
+grammar: their patterns were quadratic, and the parser is built with linear ones that
+match the same text (``linear_heredocs``).
 
 Building the LALR tables takes over a second; Lark keeps them in a cache file, checked
 against a hash of the grammar, the options, Lark's version and Python's, so a stale or
@@ -36,6 +38,16 @@ _CONTINUES_LINE = frozenset({
     "DOUBLE_AMP", "DOUBLE_PIPE", "PLUS", "QMARK",
 })
 _GRAMMAR_CACHE = "hcl_grammar.lark-cache"
+
+# python-hcl2's heredoc terminals find the closing marker with a lazy body followed by
+# ``\s*``, which also spans line breaks: at every line of the body the blank lines after
+# it are run through again, so a body of blank lines (or one never closed) costs their
+# number squared (37 s for 80 KB). The same token, found line by line: the body is whole
+# lines, and the closing line is blanks (no line break) and the marker. Both end at the
+# first line that is blanks and the marker, so they match the same text.
+_QUADRATIC_BODY = r"(?:(?:.|\n)*?\r?\n)??\s*"
+_LINEAR_BODY = r"(?:[^\n]*\n)*?[^\S\n]*"
+_HEREDOC_TERMINALS = ("HEREDOC_TEMPLATE", "HEREDOC_TEMPLATE_TRIM")
 
 
 class _ContinueLines:
@@ -84,6 +96,23 @@ def grammar_text() -> str:
 
 
 @functools.lru_cache(maxsize=None)
+def parser_grammar() -> str:
+    """The grammar the parser is built from: python-hcl2's, its heredoc terminals linear."""
+    return linear_heredocs(grammar_text())
+
+
+def linear_heredocs(grammar: str) -> str:
+    """``grammar`` with the body of its heredoc terminals' patterns matched line by line
+    (a grammar without that body, another version's, is left as it is)."""
+    lines = grammar.split("\n")
+    for number, line in enumerate(lines):
+        name = line.split(":", 1)[0].strip()
+        if name in _HEREDOC_TERMINALS and ":" in line:
+            lines[number] = line.replace(_QUADRATIC_BODY, _LINEAR_BODY)
+    return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=None)
 def syntax_fingerprint() -> str:
     """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
     this package's version and the sources of the modules that shape the tree. Computed
@@ -92,7 +121,7 @@ def syntax_fingerprint() -> str:
 
     digest = hashlib.sha256()
     digest.update(f"{__version__}\0{sys.implementation.name}\0{sys.version}\0".encode())
-    digest.update(grammar_text().encode())
+    digest.update(parser_grammar().encode())
     for module in ("lark", "fanout_lint.loaders.hcl_syntax", "fanout_lint.loaders.hcl_tree"):
         spec = importlib.util.find_spec(module)
         origin = spec.origin if spec is not None else None
@@ -108,7 +137,7 @@ def parser():
     Lark, like python-hcl2's own cached parser."""
     from lark import Lark
 
-    text = grammar_text()
+    text = parser_grammar()
     for directory in (os.path.dirname(os.path.abspath(__file__)), user_cache_dir(os.environ)):
         path = os.path.join(directory, _GRAMMAR_CACHE)
         if _usable(directory, path):

@@ -19,6 +19,7 @@ import re
 from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from fanout_lint.budget import MAX_REREADS, Budget, BudgetExceeded
 from fanout_lint.loaders.hcl_parser import parser
 from fanout_lint.loaders.hcl_tree import (
     MAX_DEPTH, Attribute, Binary, Block, Body, Call, Comment, Conditional, Expr, GetAttr, HclError,
@@ -63,7 +64,7 @@ def _parse_hcl(text: str, path: str) -> HclFile:
     except RecursionError:
         raise HclError("invalid HCL: nesting too deep") from None
     try:
-        body = _body(tree.children[0], 0)
+        body = _body(tree.children[0], 0, reread_budget(text))
     except RecursionError:
         raise HclError("invalid HCL: nesting too deep") from None
     # Comments are read for suppressions only; finding them walks every token of the
@@ -98,13 +99,30 @@ def _strip_marker_trailing_space(text: str) -> str:
     return _LONE_WORD_TRAILING_SPACE.sub(r"\1", text)
 
 
-def parse_expression(text: str, depth: int = 0) -> Expr:
+def reread_budget(text: str) -> Budget:
+    """What parsing ``text`` may read again of it: heredoc bodies arrive unparsed and each
+    interpolation in one is parsed from its text, so a heredoc in an interpolation of a
+    heredoc is read once per level; real files read a little of themselves again, a
+    hostile one, heredocs nested a hundred deep around a megabyte, would read it a
+    hundred times (and hold every level's copy)."""
+    return Budget(max_characters=MAX_REREADS * (len(text) + 1024))
+
+
+_REREAD_TOO_MUCH = f"invalid HCL: heredocs nested in interpolations read the text more than {MAX_REREADS} times over"
+
+
+def parse_expression(text: str, depth: int = 0, budget: Budget | None = None) -> Expr:
     """One expression, for interpolations inside heredocs (``depth``: how deep the heredoc is)."""
     if depth > MAX_DEPTH:
         raise HclError("invalid HCL: expression nested too deeply")
     tree = _parse_tree(f"x = {text}\n")
     attribute = next(c for c in tree.children[0].children if isinstance(c, Tree) and c.data == "attribute")
-    return _expr(_parts(attribute)[-1], depth)
+    if budget is not None:
+        return _expr(_parts(attribute)[-1], depth, budget)
+    try:
+        return _expr(_parts(attribute)[-1], depth, reread_budget(text))
+    except BudgetExceeded:
+        raise HclError(_REREAD_TOO_MUCH) from None
 
 
 def _describe_error(exc: UnexpectedInput) -> str:
@@ -192,7 +210,7 @@ def _name_of(node) -> str:
     return str(node)
 
 
-def _body(tree: Tree, depth: int) -> Body:
+def _body(tree: Tree, depth: int, budget: Budget) -> Body:
     attributes: dict[str, Attribute] = {}
     blocks: list[Block] = []
     for child in _parts(tree):
@@ -202,11 +220,13 @@ def _body(tree: Tree, depth: int) -> Body:
             parts = _parts(child)
             name = _name_of(parts[0])
             try:
-                expr = _expr(parts[-1], depth + 1)
+                expr = _expr(parts[-1], depth + 1, budget)
             except HclError as exc:
                 if exc.line is None:  # the attribute's line: the expression's own is not kept
                     exc.line = _first_token(child).line
                 raise
+            except BudgetExceeded:
+                raise HclError(_REREAD_TOO_MUCH, _first_token(child).line) from None
             first = _first_token(parts[0])
             attributes[name] = Attribute(name, expr, first.line, first.column, _pos(parts[-1]))
         elif child.data == "block":
@@ -216,7 +236,7 @@ def _body(tree: Tree, depth: int) -> Body:
             blocks.append(Block(
                 type=_name_of(header[0]),
                 labels=tuple(_name_of(h) for h in header[1:]),
-                body=_body(body, depth + 1),
+                body=_body(body, depth + 1, budget),
                 line=first.line,
                 end_line=last.end_line,
                 column=first.column,
@@ -229,7 +249,7 @@ def _body(tree: Tree, depth: int) -> Body:
 _BINARY_WRAPPERS = ("binary_op",)
 
 
-def _expr(node, depth: int) -> Expr:
+def _expr(node, depth: int, budget: Budget) -> Expr:
     if depth > MAX_DEPTH:
         raise HclError("invalid HCL: expression nested too deeply")
     if isinstance(node, Token):
@@ -238,7 +258,7 @@ def _expr(node, depth: int) -> Expr:
     parts = _parts(node)
     if kind == "expr_term":
         inner = [p for p in parts if not isinstance(p, Token)]  # drops ( and )
-        return _expr(inner[0], depth + 1)
+        return _expr(inner[0], depth + 1, budget)
     if kind == "int_lit":
         digits = str(parts[0])
         if len(digits) > 40:  # past any number the rules read (and past int()'s own limit)
@@ -251,27 +271,27 @@ def _expr(node, depth: int) -> Expr:
     if kind == "identifier":
         return Name(str(parts[0]))
     if kind == "string":
-        return _string(parts, depth)
+        return _string(parts, depth, budget)
     if kind in ("heredoc_template", "heredoc_template_trim"):
-        return _heredoc(str(parts[0]), kind == "heredoc_template_trim", depth)
+        return _heredoc(str(parts[0]), kind == "heredoc_template_trim", depth, budget)
     if kind == "conditional":
         exprs = [p for p in parts if not isinstance(p, Token)]
-        return Conditional(*(_expr(e, depth + 1) for e in exprs))
+        return Conditional(*(_expr(e, depth + 1, budget) for e in exprs))
     if kind == "binary_op":
         left, term = parts[0], parts[1]
         term_parts = _parts(term)
         operator = _name_of(term_parts[0]).strip()
-        return Binary(operator, _expr(left, depth + 1), _expr(term_parts[-1], depth + 1))
+        return Binary(operator, _expr(left, depth + 1, budget), _expr(term_parts[-1], depth + 1, budget))
     if kind == "unary_op":
-        return Unary(str(parts[0]), _expr(parts[1], depth + 1))
+        return Unary(str(parts[0]), _expr(parts[1], depth + 1, budget))
     if kind == "tuple":
         items = [p for p in parts if not isinstance(p, Token)]
-        return TupleExpr(tuple(_expr(i, depth + 1) for i in items))
+        return TupleExpr(tuple(_expr(i, depth + 1, budget) for i in items))
     if kind == "object":
         items, item_pos = [], []
         for elem in (p for p in parts if isinstance(p, Tree) and p.data == "object_elem"):
             elem_parts = _parts(elem)
-            items.append((_object_key(elem_parts[0], depth), _expr(elem_parts[-1], depth + 1)))
+            items.append((_object_key(elem_parts[0], depth, budget), _expr(elem_parts[-1], depth + 1, budget)))
             item_pos.append((_pos(elem_parts[0]), _pos(elem_parts[-1])))
         return ObjectExpr(tuple(items), _pos(node), tuple(item_pos))
     if kind == "function_call":
@@ -282,19 +302,19 @@ def _expr(node, depth: int) -> Expr:
         if args_tree is not None:
             arg_parts = _parts(args_tree)
             expand = any(isinstance(p, Token) and p.type == "ELLIPSIS" for p in arg_parts)
-            args = tuple(_expr(a, depth + 1) for a in arg_parts if not isinstance(a, Token))
+            args = tuple(_expr(a, depth + 1, budget) for a in arg_parts if not isinstance(a, Token))
         return Call("::".join(_name_of(n) for n in names), args, expand)
     if kind == "get_attr_expr_term":
         obj, attr = parts
-        return GetAttr(_expr(obj, depth + 1), _name_of(_parts(attr)[-1]))
+        return GetAttr(_expr(obj, depth + 1, budget), _name_of(_parts(attr)[-1]))
     if kind == "index_expr_term":
         obj, index = parts
         index_parts = _parts(index)
         if index.data == "short_index":
             key: Expr = Literal(int(str(index_parts[-1])))
         else:
-            key = _expr([p for p in index_parts if not isinstance(p, Token)][0], depth + 1)
-        return Index(_expr(obj, depth + 1), key)
+            key = _expr([p for p in index_parts if not isinstance(p, Token)][0], depth + 1, budget)
+        return Index(_expr(obj, depth + 1, budget), key)
     if kind in ("attr_splat_expr_term", "full_splat_expr_term"):
         return Opaque("splat expression")
     if kind in ("for_tuple_expr", "for_object_expr"):
@@ -304,7 +324,7 @@ def _expr(node, depth: int) -> Expr:
     return Opaque(f"{kind} is not evaluated")
 
 
-def _object_key(node: Tree, depth: int) -> Expr:
+def _object_key(node: Tree, depth: int, budget: Budget) -> Expr:
     inner = _parts(node)[0]
     if isinstance(inner, Tree) and inner.data == "keyword":
         return Literal(_name_of(inner))
@@ -313,10 +333,10 @@ def _object_key(node: Tree, depth: int) -> Expr:
         # A bare name as an object key is the key text, not a reference.
         if len(_parts(inner)) == 1 and isinstance(term[0], Tree) and term[0].data == "identifier":
             return Literal(_name_of(term[0]))
-    return _expr(inner, depth + 1)
+    return _expr(inner, depth + 1, budget)
 
 
-def _string(parts: list, depth: int) -> Expr:
+def _string(parts: list, depth: int, budget: Budget) -> Expr:
     pieces: list = []
     for part in parts:
         if isinstance(part, Token):  # the quotes
@@ -331,7 +351,7 @@ def _string(parts: list, depth: int) -> Expr:
                 pieces.append(_unescape(str(child), child.line))
         elif child.data == "interpolation":
             expr_node = [p for p in _parts(child) if not isinstance(p, Token)][0]
-            pieces.append(_expr(expr_node, depth + 1))
+            pieces.append(_expr(expr_node, depth + 1, budget))
         else:
             return Opaque("template directive")
     return _template(pieces)
@@ -374,7 +394,7 @@ def _unescape(text: str, line: int | None = None) -> str:
     return _ESCAPE.sub(replace, text)
 
 
-def _heredoc(token: str, trim: bool, depth: int) -> Expr:
+def _heredoc(token: str, trim: bool, depth: int, budget: Budget) -> Expr:
     lines = token.split("\n")
     body_lines = lines[1:-2]  # drop the <<EOT line, the closing marker and the final ""
     if trim:
@@ -382,10 +402,10 @@ def _heredoc(token: str, trim: bool, depth: int) -> Expr:
         cut = min(indents) if indents else 0
         body_lines = [line[cut:] for line in body_lines]
     text = "\n".join(body_lines) + ("\n" if body_lines else "")
-    return _template_text(text, depth)
+    return _template_text(text, depth, budget)
 
 
-def _template_text(text: str, depth: int) -> Expr:
+def _template_text(text: str, depth: int, budget: Budget) -> Expr:
     """Text with ``${...}`` interpolations (heredoc bodies arrive unparsed); each is parsed
     one level deeper than the heredoc, so heredocs inside interpolations end at MAX_DEPTH."""
     pieces: list = []
@@ -406,8 +426,9 @@ def _template_text(text: str, depth: int) -> Expr:
         if end is None:
             return Opaque("unterminated interpolation")
         pieces.append(text[position:index])
+        budget.built(end - index)  # BudgetExceeded: the attribute's error (``_body``)
         try:
-            pieces.append(parse_expression(text[index + 2:end], depth + 1))
+            pieces.append(parse_expression(text[index + 2:end], depth + 1, budget))
         except (LarkError, HclError, StopIteration, IndexError, RecursionError):
             return Opaque("interpolation we cannot parse")
         position = end + 1
@@ -422,15 +443,22 @@ def _next_marker(text: str, position: int):
     return (match.group(0), match.start()) if match else None
 
 
+_BRACE_MARKS = re.compile(r'[\\"{}]')  # one character: the text between is skipped in C
+
+
 def _closing_brace(text: str, start: int) -> int | None:
     depth = 0
     in_string = False
-    index = start
-    while index < len(text):
-        char = text[index]
+    position = start
+    while True:
+        match = _BRACE_MARKS.search(text, position)
+        if match is None:
+            return None
+        char, index = match.group(), match.start()
+        position = index + 1
         if in_string:
             if char == "\\":
-                index += 1
+                position += 1  # the escaped character
             elif char == '"':
                 in_string = False
         elif char == '"':
@@ -441,11 +469,12 @@ def _closing_brace(text: str, start: int) -> int | None:
             if depth == 0:
                 return index
             depth -= 1
-        index += 1
-    return None
 
 
 def parse_template(text: str) -> Expr:
     """A string of Terraform's JSON syntax as the template it stands for: its ``${...}``
     interpolations parsed, ``$${`` kept as text, a directive ``Opaque``."""
-    return _template_text(text, 0)
+    try:
+        return _template_text(text, 0, reread_budget(text))
+    except BudgetExceeded:
+        return Opaque("heredocs nested too deeply for their size")

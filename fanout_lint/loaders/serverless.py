@@ -47,6 +47,8 @@ may have (every topic counts as exported).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders import sam
@@ -487,12 +489,14 @@ class _Service:
         block = block if isinstance(block, dict) else {}
         own = raw_resources({"Resources": block}, self.file, self.syntax)
         out = dict(self.generated)
+        merges = _Merges(self.budget)
         for resource in own:
             if resource.id not in out:
                 out[resource.id] = resource
         for logical_id, body in block.items():
             if str(logical_id) in self.generated and isinstance(body, dict):
-                out[str(logical_id)] = _merge_resource(self.generated[str(logical_id)], body)
+                self.budget.at(self.file, loc_of(block, logical_id, self.fallback).line, str(logical_id))
+                out[str(logical_id)] = _merge_resource(self.generated[str(logical_id)], body, merges)
         extensions = self.resources().get("extensions")
         for logical_id, extension in (extensions.items() if isinstance(extensions, dict) else ()):
             target = out.get(str(logical_id))
@@ -557,15 +561,26 @@ def _queue_url(arn: str) -> dict:
     return {"Fn::Sub": f"https://sqs.{escaped[0]}.${{AWS::URLSuffix}}/{escaped[1]}/{escaped[2]}"}
 
 
-def _merge_resource(generated: RawResource, body: dict) -> RawResource:
+@dataclass(eq=False, repr=False)
+class _Merges:
+    """The merges of one service, each pair of values merged once: values that
+    ``${self:}`` variables share are one object in several places, and a value holding
+    the one below twice, level after level, would otherwise be merged (and copied)
+    2^levels times. Each merge is a step of the service's budget."""
+
+    budget: Budget
+    done: dict[tuple[int, int, int], Any] = field(default_factory=dict)
+
+
+def _merge_resource(generated: RawResource, body: dict, merges: _Merges) -> RawResource:
     """A resource of ``resources.Resources`` merged into the one the Framework generated
     under its logical ID, as lodash's ``merge`` does."""
     props = generated.props
     if isinstance(body.get("Properties"), dict):
-        props = _merged(props, body["Properties"], 0)
+        props = _merged(props, body["Properties"], 0, merges)
     metadata = generated.metadata
     if isinstance(body.get("Metadata"), dict):
-        metadata = _merged(metadata, body["Metadata"], 0)
+        metadata = _merged(metadata, body["Metadata"], 0, merges)
     type_ = body.get("Type") if isinstance(body.get("Type"), str) else generated.type
     condition = body.get("Condition") if isinstance(body.get("Condition"), str) else generated.condition
     return RawResource(
@@ -575,9 +590,20 @@ def _merge_resource(generated: RawResource, body: dict) -> RawResource:
     )
 
 
-def _merged(base: Any, over: Any, depth: int) -> Any:
+def _merged(base: Any, over: Any, depth: int, merges: _Merges) -> Any:
     if depth > 64:
         return over
+    if not (isinstance(base, (dict, list)) and isinstance(over, (dict, list))):
+        return over
+    # the objects are the file's (alive while the service loads): their ids are stable
+    key = (id(base), id(over), depth)
+    if key not in merges.done:
+        merges.budget.step(1 + len(base) + len(over))
+        merges.done[key] = _merged_once(base, over, depth, merges)
+    return merges.done[key]
+
+
+def _merged_once(base: Any, over: Any, depth: int, merges: _Merges) -> Any:
     if isinstance(base, dict) and isinstance(over, dict):
         out = DerivedMap(getattr(over, "loc", None) or getattr(base, "loc", None) or Loc("", 1),
                          over if isinstance(over, Map) else None)
@@ -585,12 +611,13 @@ def _merged(base: Any, over: Any, depth: int) -> Any:
             out.take(key, base)
         for key, value in over.items():
             if key in base and isinstance(base[key], (dict, list)) and isinstance(value, (dict, list)):
-                out.put(key, _merged(base[key], value, depth + 1), over, key)
+                out.put(key, _merged(base[key], value, depth + 1, merges), over, key)
             else:
                 out.take(key, over)
         return out
     if isinstance(base, list) and isinstance(over, list):
-        merged = [(_merged(base[i], over[i], depth + 1) if i < len(over) else base[i]) for i in range(len(base))]
+        merged = [(_merged(base[i], over[i], depth + 1, merges) if i < len(over) else base[i])
+                  for i in range(len(base))]
         return merged + list(over[len(base):])
     return over
 

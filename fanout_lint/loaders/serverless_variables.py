@@ -19,7 +19,10 @@ quoted fallback is text, an unquoted one a JSON literal such as ``10`` or ``true
 An unknown value becomes ``{"Ref": <text>}`` to a parameter without default, which the
 CloudFormation evaluator already reads as unknown (and as an external reference), so no
 rule fires on it. The resolution works in place on the parsed file, each string once;
-self-references are followed at most ``Budget.max_depth`` deep, and a cycle is unknown.
+self-references, and variables inside variables, are followed at most
+``Budget.max_depth`` deep, and a cycle is unknown. Each variable's text is charged to the
+budget as it is read (a variable nested in another is read again with it), so that text
+read over and over stops the file with one error at the line of the string.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from fanout_lint.budget import Budget, TooLarge
+from fanout_lint.budget import Budget, BudgetExceeded, TooLarge
+from fanout_lint.loaders.located import Map, Seq, loc_of
+from fanout_lint.model.nodes import Loc
 from fanout_lint.model.record import Record, ValueRecord
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -127,6 +132,10 @@ class _Resolver:
         try:
             in_sub = key == "Fn::Sub" or (key == 0 and id(container) in self.sub_lists)
             resolved = self.string(value, in_sub)
+        except BudgetExceeded as exc:
+            if exc.line is None and isinstance(container, (Map, Seq)):  # the innermost string says where
+                exc.line = loc_of(container, key, Loc(exc.file or "", 0)).line or None
+            raise
         finally:
             self.budget.leave()
             self.busy.discard(mark)
@@ -193,12 +202,17 @@ class _Resolver:
     # -- one variable ------------------------------------------------------------------
     def evaluate(self, content: str) -> Any:
         """The value of a placeholder's content: a plain value, a ``Pseudo``, or UNKNOWN."""
+        self.budget.built(len(content))
         if "${" in content:  # a variable inside a variable: its text first
-            inner = self.string(content, in_sub=False)
+            self.budget.enter()
+            try:
+                inner = self.string(content, in_sub=False)
+            finally:
+                self.budget.leave()
             if not isinstance(inner, str):
                 return UNKNOWN
             content = inner
-        for fallback in _split_outside(content, ","):
+        for fallback in _split_outside(content):
             fallback = fallback.strip()
             if len(fallback) >= 2 and fallback[0] in "'\"" and fallback[-1] in "'\"":
                 return fallback[1:-1]
@@ -279,37 +293,53 @@ def _placeholders(text: str) -> list | None:
 def _is_variable(content: str) -> bool:
     if ":" not in content and not ("(" in content and ")" in content):
         return False  # ${Name} of Fn::Sub
-    fallbacks = _split_outside(content, ",")
-    source = fallbacks[0].strip().split(":", 1)[0].split("(", 1)[0]
-    if len(fallbacks) == 1 and source in _IGNORED_SOURCES:
+    first, alone = _first_outside(content)
+    source = first.strip().split(":", 1)[0].split("(", 1)[0]
+    if alone and source in _IGNORED_SOURCES:
         return False  # ${AWS::Region} and the like
     return not source.startswith("!")  # ${!Literal} of Fn::Sub
 
 
-def _split_outside(text: str, separator: str) -> list[str]:
-    """``text`` split at ``separator`` where it stands outside parentheses and ``${}``."""
-    parts: list[str] = []
+# What nests and what separates, found in one scan in C (fixed strings: linear); the
+# text between them is not looked at one character at a time.
+_COMMA_OR_NESTING = re.compile(r"\$\{|[}(),]")
+
+
+def _commas(text: str):
+    """The positions of the commas that stand outside parentheses and ``${}``."""
     parens = braces = 0
-    last = 0
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if text.startswith("${", index):
+    for match in _COMMA_OR_NESTING.finditer(text):
+        mark = match.group()
+        if mark == "${":
             braces += 1
-            index += 2
-            continue
-        if char == "}" and braces:
-            braces -= 1
-        elif char == "(":
+        elif mark == "}":
+            if braces:
+                braces -= 1
+        elif mark == "(":
             parens += 1
-        elif char == ")":
+        elif mark == ")":
             parens -= 1
-        elif char == separator and not parens and not braces:
-            parts.append(text[last:index])
-            last = index + 1
-        index += 1
+        elif not parens and not braces:
+            yield match.start()
+
+
+def _split_outside(text: str) -> list[str]:
+    """``text`` split at the commas that stand outside parentheses and ``${}``."""
+    parts: list[str] = []
+    last = 0
+    for index in _commas(text):
+        parts.append(text[last:index])
+        last = index + 1
     parts.append(text[last:])
     return parts
+
+
+def _first_outside(text: str) -> tuple[str, bool]:
+    """The first part of ``_split_outside(text)``, and whether it is the only one, read
+    no further than it ends."""
+    for index in _commas(text):
+        return text[:index], False
+    return text, True
 
 
 def _json_literal(text: str) -> Any:
