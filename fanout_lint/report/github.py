@@ -53,7 +53,7 @@ def render(result: Result, root: str = ".") -> str:
              for e in result.errors]
     lines += [command("warning", n.message, n.loc.file, n.loc.line, n.loc.column, "fanout-lint suppression", root)
               for n in result.notices if not n.kind]
-    lines += [command("notice", n.message, n.loc.file, n.loc.line, n.loc.column, "fanout-lint: not modelled", root)
+    lines += [command("notice", n.message, n.loc.file, n.loc.line, n.loc.column, "not modelled by fanout-lint", root)
               for n in result.notices if n.kind]
     for f in result.findings:
         resource = f.cdk_path or f.resource
