@@ -313,10 +313,12 @@ class Module:
             ))
             return None
         if not os.path.isdir(directory):
+            # one call's error: its outputs are unknown, as a module not loaded, and the
+            # rest of the unit is linted
             self.unit.errors.append(LoadError(
-                _file_of(self, block), block.line, f"module {name}: no directory {value.value}"
+                self.call_files.get(name) or _file_of(self, block), block.line,
+                f"module {name}: no directory {value.value} (its outputs are unknown; the rest is linted)"
             ))
-            self.unit.incomplete = True
             return None
         # Every instance is read and evaluated: a module calling another K times, and that
         # one another K times, ... would make K^D of them without a cap on the total.
