@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from fanout_lint.applications import file_key
 from fanout_lint.budget import BudgetExceeded
+from fanout_lint.cdk_hints import where_in_cdk
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import Finding, LoadError, Related, Result
 from fanout_lint.loaders import load_candidate
@@ -180,7 +181,7 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         rule=rule.id,
         name=rule.name,
         severity=violation.severity or severity,
-        message=violation.message,
+        message=violation.message + where_in_cdk(node, violation.field),
         resource=node.resource,
         loc=loc_of(node, violation.field),
         related=related,
