@@ -266,7 +266,7 @@ class Result:
     units: int = 0
     graphs: list["Graph"] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
-    notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
+    notices: list[Notice] = field(default_factory=list)  # about suppressions, what is not modelled; never gate
     baselined: int = 0  # findings hidden because the baseline lists them
     in_baseline: list[Finding] = field(default_factory=list)  # those findings, for SARIF's baselineState
     skipped: list[Skipped] = field(default_factory=list)  # files not linted, with the reason

@@ -207,3 +207,26 @@ def test_the_hook_records_on_a_list_or_a_graph():
     notice = notice_of(graph)
     assert notice is not None and notice.kind == "not-modelled" and (notice.loc.line, notice.loc.column) == (9, 7)
     assert notice.message.startswith("2 messaging constructs not modelled")
+
+
+def test_a_plan_notes_its_pipes_and_kafka_mappings_once(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    resources = [
+        {"address": "aws_pipes_pipe.p", "mode": "managed", "type": "aws_pipes_pipe", "name": "p", "values": {}},
+        {"address": 'aws_lambda_event_source_mapping.k["a"]', "mode": "managed",
+         "type": "aws_lambda_event_source_mapping", "name": "k",
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
+        {"address": 'aws_lambda_event_source_mapping.k["b"]', "mode": "managed",
+         "type": "aws_lambda_event_source_mapping", "name": "k",
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
+        {"address": "aws_lambda_event_source_mapping.q", "mode": "managed",
+         "type": "aws_lambda_event_source_mapping", "name": "q",
+         "values": {"event_source_arn": "arn:aws:sqs:us-east-1:1:q", "topics": None, "queues": []}},
+    ]
+    plan = {"format_version": "1.2", "terraform_version": "1.9.0",
+            "planned_values": {"root_module": {"resources": resources}}}
+    (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1), encoding="utf-8")
+    _, _, err = run(capsys, "plan.json")
+    notes = [line for line in err.splitlines() if ": note: " in line]
+    assert len(notes) == 1 and "2 messaging constructs not modelled" in notes[0], err
+    assert "aws_lambda_event_source_mapping.k (line" in notes[0] and "aws_lambda_event_source_mapping.q" not in notes[0]
