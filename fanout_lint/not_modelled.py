@@ -31,6 +31,7 @@ NOT_MODELLED = "not-modelled"  # Notice.kind
 # what counts as a messaging resource modelled, for the coverage line of --statistics
 MESSAGING_NODES = (Topic, Queue, Subscription, EventSourceMapping, Notification, EventRule, EventTarget)
 MAX_LISTED = 10  # constructs named in one notice; the rest are counted
+MAX_NAME = 120  # characters of a name shown
 
 # Resource types that carry messages and are not read (CloudFormation and Terraform)
 UNMODELLED_TYPES = {
@@ -158,12 +159,17 @@ def notice_of(graph: Graph) -> Notice | None:
     if not seen:
         return None
     seen.sort(key=lambda c: (c.loc.file, c.loc.line, c.name))
-    listed = "; ".join(f"{c.name} (line {c.loc.line}): {c.kind}" for c in seen[:MAX_LISTED])
+    listed = "; ".join(f"{_short(c.name)} (line {c.loc.line}): {_short(c.kind)}" for c in seen[:MAX_LISTED])
     more = f"; and {len(seen) - MAX_LISTED} more" if len(seen) > MAX_LISTED else ""
     count = len(seen)
     message = (f"{count} messaging construct{'s' if count != 1 else ''} not modelled, so no rule checks "
                f"{'them' if count != 1 else 'it'}: {listed}{more}")
     return Notice(Loc(seen[0].loc.file, seen[0].loc.line, seen[0].loc.column), message, kind=NOT_MODELLED)
+
+
+def _short(text: str) -> str:
+    """A name as the note shows it: a template's names may be of any length."""
+    return text if len(text) <= MAX_NAME else text[:MAX_NAME] + "..."
 
 
 def modelled_count(graph: Graph, reported: Any = None) -> int:

@@ -230,3 +230,14 @@ def test_a_plan_notes_its_pipes_and_kafka_mappings_once(tmp_path, capsys, monkey
     notes = [line for line in err.splitlines() if ": note: " in line]
     assert len(notes) == 1 and "2 messaging constructs not modelled" in notes[0], err
     assert "aws_lambda_event_source_mapping.k (line" in notes[0] and "aws_lambda_event_source_mapping.q" not in notes[0]
+
+
+def test_the_note_is_bounded_however_many_and_long_the_names(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    plugins = "".join(f"  - plugin-{i}-{'x' * 5000}\n" for i in range(40))
+    (tmp_path / "serverless.yml").write_text(SERVICE.replace("  - serverless-step-functions\n", plugins),
+                                             encoding="utf-8")
+    _, _, err = run(capsys, "serverless.yml")
+    [note] = [line for line in err.splitlines() if ": note: " in line]
+    assert note.startswith("serverless.yml:6:5: note: 40 messaging constructs not modelled")
+    assert note.endswith("; and 30 more") and len(note) < 2500
