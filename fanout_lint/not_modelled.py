@@ -37,7 +37,6 @@ MAX_NAME = 120  # characters of a name shown
 UNMODELLED_TYPES = {
     "AWS::Pipes::Pipe": "EventBridge pipe",
     "aws_pipes_pipe": "EventBridge pipe",
-    "AWS::MSK::Cluster": None,  # not a delivery by itself: only its consumers matter
 }
 # Custom resources known to create subscriptions or notifications that the template does not show
 NOTIFYING_CUSTOM = {
@@ -57,14 +56,17 @@ ESM_KEYS = {
     "SelfManagedKafkaEventSourceConfig": "self-managed Kafka event source mapping",
     "Topics": "Kafka event source mapping",
     "Queues": "Amazon MQ event source mapping",
+    "DocumentDBEventSourceConfig": "DocumentDB event source mapping",
     # Terraform's names
     "self_managed_event_source": "self-managed Kafka event source mapping",
     "amazon_managed_kafka_event_source_config": "MSK event source mapping",
     "self_managed_kafka_event_source_config": "self-managed Kafka event source mapping",
     "topics": "Kafka event source mapping",
     "queues": "Amazon MQ event source mapping",
+    "document_db_event_source_config": "DocumentDB event source mapping",
 }
-ESM_ARN_SERVICES = {"kafka": "MSK event source mapping", "mq": "Amazon MQ event source mapping"}
+ESM_ARN_SERVICES = {"kafka": "MSK event source mapping", "mq": "Amazon MQ event source mapping",
+                    "rds": "DocumentDB event source mapping"}
 REMOTE_PREFIXES = ("https://", "http://", "s3://")
 
 
@@ -99,7 +101,7 @@ def of_cloudformation(resources: Iterable[Any]) -> list[NotModelled]:
 
 
 def _cfn_kind(type_: str, props: Any) -> str | None:
-    if UNMODELLED_TYPES.get(type_):
+    if type_ in UNMODELLED_TYPES:
         return f"{UNMODELLED_TYPES[type_]}, {type_}"
     if type_ in NOTIFYING_CUSTOM:
         return f"{NOTIFYING_CUSTOM[type_]}, {type_}"

@@ -241,3 +241,18 @@ def test_the_note_is_bounded_however_many_and_long_the_names(tmp_path, capsys, m
     [note] = [line for line in err.splitlines() if ": note: " in line]
     assert note.startswith("serverless.yml:6:5: note: 40 messaging constructs not modelled")
     assert note.endswith("; and 30 more") and len(note) < 2500
+
+
+def test_a_documentdb_mapping_is_noted_and_an_sqs_one_is_not(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "Resources:\n"
+        "  Docs:\n    Type: AWS::Lambda::EventSourceMapping\n    Properties:\n"
+        "      EventSourceArn: arn:aws:rds:us-east-1:123456789012:cluster:docs\n      FunctionName: f\n"
+        "      DocumentDBEventSourceConfig: {DatabaseName: db}\n"
+        "  Jobs:\n    Type: AWS::Lambda::EventSourceMapping\n    Properties:\n"
+        "      EventSourceArn: arn:aws:sqs:us-east-1:123456789012:jobs\n      FunctionName: f\n"
+        "      FunctionResponseTypes: [ReportBatchItemFailures]\n", encoding="utf-8")
+    _, _, err = run(capsys, "s.yaml")
+    assert "s.yaml:2:3: note: 1 messaging construct not modelled, so no rule checks it: " \
+           "Docs (line 2): DocumentDB event source mapping" in err
