@@ -105,6 +105,11 @@ class _Resolver:
             value = root.output(output)
             for option in candidates(value) or ():
                 self.exported.update(ref.address for ref in refs_in(option.value, unit.budget))
+        for module, block in unit.unread_calls:  # a missing module may subscribe to what it is given
+            for name, attribute in block.body.attributes.items():
+                if name != "source":
+                    for option in candidates(module.evaluator.eval(attribute.expr)) or ():
+                        self.exported.update(ref.address for ref in refs_in(option.value, unit.budget))
 
     # -- helpers ---------------------------------------------------------------
     def scope(self, resource: Resource) -> Instance:
