@@ -290,7 +290,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     main, further = reports[0], reports[1:]
     if main.format != "github" and not any(r.format == "github" and r.path is None for r in further):
         for notice in result.notices:
-            sys.stderr.write(f"{notice}\n")
+            if not (notice.kind and args.quiet):  # -q hides the notes on what is not modelled
+                sys.stderr.write(f"{notice}\n")
     code = _write_reports(result, further, args, rules, settings)
     if code is not None:
         return code

@@ -56,6 +56,8 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
         result.suppressed.extend(unit.suppressed)
         result.notices.extend(unit.notices)
         result.units += unit.units
+        result.modelled += unit.modelled
+        result.not_modelled += unit.not_modelled
         result.graphs.extend(unit.graphs)
         if unit.fix_sources:
             from fanout_lint.fixes.sources import merge

@@ -196,19 +196,29 @@ class Notice(ValueRecord):
 
     loc: Loc
     message: str
+    # "" for a warning about a suppression; "not-modelled" for the constructs of a unit the
+    # graph does not model (not_modelled.py): a note, which ``-q`` hides
+    kind: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "loc", clean_loc(self.loc))
         object.__setattr__(self, "message", clean(self.message))
 
+    @property
+    def level(self) -> str:
+        return "note" if self.kind else "warning"
+
     def sort_key(self) -> tuple:
         return (self.loc.file, self.loc.line, self.loc.column, self.message)
 
     def as_dict(self) -> dict:
-        return {"file": self.loc.file, "line": self.loc.line, "column": self.loc.column, "message": self.message}
+        data = {"file": self.loc.file, "line": self.loc.line, "column": self.loc.column, "message": self.message}
+        if self.kind:
+            data["kind"] = self.kind
+        return data
 
     def __str__(self) -> str:
-        return f"{where(self.loc.file, self.loc.line, self.loc.column)}: warning: {self.message}"
+        return f"{where(self.loc.file, self.loc.line, self.loc.column)}: {self.level}: {self.message}"
 
 
 @dataclass(eq=False, repr=False)
@@ -256,10 +266,13 @@ class Result:
     units: int = 0
     graphs: list["Graph"] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
-    notices: list[Notice] = field(default_factory=list)  # warnings about suppressions; never gate
+    notices: list[Notice] = field(default_factory=list)  # about suppressions, what is not modelled; never gate
     baselined: int = 0  # findings hidden because the baseline lists them
     in_baseline: list[Finding] = field(default_factory=list)  # those findings, for SARIF's baselineState
     skipped: list[Skipped] = field(default_factory=list)  # files not linted, with the reason
+    # messaging resources the graphs model, and constructs seen and not modelled (not_modelled.py)
+    modelled: int = 0
+    not_modelled: int = 0
     # file -> check value of the text the findings' fixes were planned on: --fix writes a
     # file only while it still holds that text
     fix_sources: dict[str, str] = field(default_factory=dict)

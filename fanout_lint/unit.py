@@ -13,11 +13,13 @@ from dataclasses import replace
 
 from fanout_lint.applications import file_key
 from fanout_lint.budget import BudgetExceeded
+from fanout_lint.cdk_hints import where_in_cdk
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import Finding, LoadError, Related, Result
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
+from fanout_lint.not_modelled import account
 from fanout_lint.policy import apply_inline
 from fanout_lint.rule import Rule, Violation
 from fanout_lint.settings import Settings, enabled_rules, options_for, severity_for
@@ -102,6 +104,7 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         result.findings.extend(applied.kept)
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
+        account(result, graph, None if reported is None else (lambda file: file_key(file) in reported))
         result.errors.extend(rule_errors)
         if any(f.fix is not None for f in applied.kept):
             from fanout_lint.fixes.sources import planned_on
@@ -178,7 +181,7 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         rule=rule.id,
         name=rule.name,
         severity=violation.severity or severity,
-        message=violation.message,
+        message=violation.message + where_in_cdk(node, violation.field),
         resource=node.resource,
         loc=loc_of(node, violation.field),
         related=related,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from fanout_lint.findings import Severity
+from fanout_lint.loaders.names import arn_service
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     Delivery,
@@ -77,7 +78,8 @@ def is_sqs_source(graph: Graph, mapping: EventSourceMapping) -> bool:
     source = graph.get(mapping.source)
     if isinstance(source, Queue):
         return True
-    return isinstance(source, External) and source.label.startswith("arn:") and ":sqs:" in source.label
+    # an ARN template proves SQS only by a literal service segment (names.arn_service)
+    return isinstance(source, External) and arn_service(source.label) == "sqs"
 
 
 def stream_service(graph: Graph, mapping: EventSourceMapping) -> str | None:

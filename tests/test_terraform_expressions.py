@@ -248,3 +248,22 @@ def test_fixture_directory_examples_parse():
     assert graphs[0].get("aws_sqs_queue.legacy_off") is None
     # count = var.enable_legacy ? 1 : 0 with the default false: not created either
     assert graphs[0].get("aws_sqs_queue.legacy") is None
+
+
+def test_an_attribute_of_a_whole_resource_is_a_reference_to_that_attribute():
+    from fanout_lint.loaders.hcl_expressions import access
+
+    whole = Known(Ref("module.m.aws_lambda_function.f", ""))
+    assert access(whole, (("attr", "arn"),)) == Known(Ref("module.m.aws_lambda_function.f", "arn"))
+    # an attribute of an attribute is not known before apply
+    deeper = access(whole, (("attr", "arn"), ("attr", "x")))
+    assert isinstance(deeper, Unknown) or isinstance(deeper.value, Hole)
+
+
+def test_an_arn_template_is_labelled_by_its_text():
+    from fanout_lint.loaders.hcl_expressions import render
+
+    assert render(parse_expression('"arn:aws:sqs:${var.region}:${var.account}:jobs"')) == \
+        "arn:aws:sqs:${var.region}:${var.account}:jobs"
+    assert render(parse_expression('"queue-${var.name}"')) == "expression"  # not an ARN: as before
+    assert len(render(parse_expression('"arn:' + "x" * 1000 + '${var.a}"'))) == 203

@@ -8,7 +8,7 @@ from fanout_lint.loaders.source import parse_json
 from fanout_lint.loaders.terraform import load_terraform_dir
 from fanout_lint.loaders.terraform_plan import load_plan
 from fanout_lint.loaders.names import named_resource
-from fanout_lint.model.nodes import QueuePolicy
+from fanout_lint.model.nodes import EventSourceMapping, Queue, QueuePolicy
 from fanout_lint.model.values import Known, Unknown
 
 ARN = "arn:aws:sqs:eu-west-1:123456789012:{}"
@@ -247,3 +247,38 @@ resource "aws_lambda_event_source_mapping" "m" {
         mapping = graph.get("aws_lambda_event_source_mapping.m")
         assert mapping.function == "aws_lambda_function.f", type(graph)
         assert mapping.source == "aws_sqs_queue.q"
+
+
+def test_a_module_output_that_is_a_whole_resource_is_followed_through_its_attributes(tmp_path):
+    module = tmp_path / "modules" / "jobs"
+    module.mkdir(parents=True)
+    (module / "main.tf").write_text('resource "aws_sqs_queue" "this" {}\noutput "queue" { value = aws_sqs_queue.this }\n')
+    graph = _hcl(tmp_path, 'module "jobs" { source = "./modules/jobs" }\n'
+                           'resource "aws_lambda_function" "f" { function_name = "f" }\n'
+                           'resource "aws_lambda_event_source_mapping" "m" {\n'
+                           '  event_source_arn = module.jobs.queue.arn\n'
+                           '  function_name    = aws_lambda_function.f.arn\n}\n')
+    [mapping] = graph.all(EventSourceMapping)
+    assert mapping.source == "module.jobs.aws_sqs_queue.this"
+
+
+def test_a_missing_module_directory_is_one_error_and_the_rest_is_linted(tmp_path):
+    (tmp_path / "main.tf").write_text('module "gone" {\n  source = "./modules/gone"\n}\n'
+                                      'resource "aws_sqs_queue" "q" {}\n')
+    graphs, errors = load_terraform_dir(str(tmp_path))
+    assert [(e.file, e.line) for e in errors] == [(str(tmp_path / "main.tf"), 1)]
+    assert errors[0].message.startswith("module gone: no directory ./modules/gone")
+    assert [n.id for n in graphs[0].all(Queue)] == ["aws_sqs_queue.q"]
+
+
+def test_an_arn_template_proves_its_service_only_by_a_literal_segment():
+    from fanout_lint.loaders.names import arn_service
+
+    assert arn_service("arn:aws:sqs:${var.region}:${var.account}:jobs") == "sqs"
+    assert arn_service("arn:${data.aws_partition.current.partition}:sqs:${var.region}:1:jobs") == "sqs"
+    assert arn_service("Sub arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:jobs") == "sqs"
+    assert arn_service("arn:aws:sqs:eu-west-1:123456789012:jobs") == "sqs"
+    assert arn_service("arn:aws:${var.service}:eu-west-1:1:sqs:jobs") is None
+    assert arn_service("arn:aws:lambda:eu-west-1:1:function:sqs:x") == "lambda"
+    assert arn_service("expression") is None
+    assert arn_service("arn:" + "${" * 20000) is None  # linear: no backtracking on nested openers

@@ -202,9 +202,12 @@ class _Linking:
         sources = {stack.file: stack.text for stack in self.stacks if stack.text}
         links = tuple(self.links) + tuple(UnitLink(importer, exporter, IMPORTS, name)
                                           for importer, exporter, name in table.used)
-        return Graph(Unit(path, "cloudformation", files), nodes, uses, sources=sources, mentions=mentions,
-                     members=tuple(Unit(f, "cloudformation", (f,)) for f in files), node_units=node_units,
-                     links=tuple(dict.fromkeys(links)))
+        graph = Graph(Unit(path, "cloudformation", files), nodes, uses, sources=sources, mentions=mentions,
+                      members=tuple(Unit(f, "cloudformation", (f,)) for f in files), node_units=node_units,
+                      links=tuple(dict.fromkeys(links)))
+        for stack in self.stacks:
+            graph.not_modelled.extend(stack.not_modelled)
+        return graph
 
 
 def _bound(nested: Nested, child: Any, parent: Intrinsics) -> dict[str, Bound]:

@@ -20,6 +20,7 @@ from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.located import loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Written
+from fanout_lint.not_modelled import NotModelled, of_cloudformation
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class Stack:
     resources: list[RawResource]
     intrinsics: Intrinsics
     linker: Linker
+    not_modelled: list[NotModelled]
 
     def views(self) -> list[CfnView]:
         exported = exported_ids(self.data, self.intrinsics)
@@ -52,6 +54,7 @@ def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Bud
     """The template's resources (SAM expanded), parameters and mappings. ``linked``: what
     linking sets on the evaluator (``bound``, ``pseudo``, ``stack_condition``)."""
     resources = raw_resources(data, file, syntax)
+    passed_over = of_cloudformation(resources)  # before SAM drops the events it does not expand
     if means_sam(data, resources):
         from fanout_lint.loaders.sam import expand as expand_sam  # SAM's loader only for SAM
 
@@ -70,14 +73,16 @@ def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Bud
         namespace=namespace,
         **linked,
     )
-    return Stack(file, data, syntax, text, resources, intrinsics, linker)
+    return Stack(file, data, syntax, text, resources, intrinsics, linker, passed_over)
 
 
 def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None = None) -> Graph:
     stack = open_stack(data, file, syntax, text, Budget(file=file))
     nodes, uses, mentions = build(stack.views(), stack.linker)
-    return Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {},
-                 mentions=mentions)
+    graph = Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {},
+                  mentions=mentions)
+    graph.not_modelled.extend(stack.not_modelled)
+    return graph
 
 
 def _view(resource: RawResource, intrinsics: Intrinsics, exported: set[str], syntax: str) -> CfnView:

@@ -53,6 +53,7 @@ else:
 
 MAX_DEPTH = 64
 MAX_ITEMS = 16  # count / for_each instances tracked as a choice
+MAX_LABEL = 200  # characters of an ARN template kept in an external node's label
 MAX_NESTING = 256  # of a value walked (encoded, compared, restored): deeper is unknown
 
 
@@ -279,6 +280,9 @@ _MISSING = object()
 def _member(payload: Any, key: Any) -> Any:
     if isinstance(payload, Hole):
         return payload
+    if isinstance(payload, Ref) and not payload.attribute and isinstance(key, str):
+        # a whole resource (a module's output `value = aws_lambda_function.f`): its attribute
+        return Ref(payload.address, key)
     if isinstance(payload, dict):
         return payload.get(str(key), _MISSING)
     if isinstance(payload, list):
@@ -762,6 +766,11 @@ def render(expr: Expr) -> str:
         return f"{render(expr.obj)}[{inner}]"
     if isinstance(expr, Template) and len(expr.parts) == 1 and not isinstance(expr.parts[0], str):
         return render(expr.parts[0])
+    if isinstance(expr, Template) and expr.parts and isinstance(expr.parts[0], str) and expr.parts[0].startswith("arn:"):
+        # an ARN template names its service (``arn:aws:sqs:${var.region}:...``): rules that
+        # must prove a queue read the literal segments (names.arn_service)
+        text = "".join(p if isinstance(p, str) else "${" + render(p) + "}" for p in expr.parts)
+        return text if len(text) <= MAX_LABEL else text[:MAX_LABEL] + "..."
     if isinstance(expr, Literal):
         return str(expr.value)
     if isinstance(expr, Call):

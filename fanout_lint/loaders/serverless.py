@@ -65,6 +65,7 @@ from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.values import default
+from fanout_lint.not_modelled import NotModelled, of_cloudformation, of_serverless_plugins
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -140,6 +141,9 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
     nodes, uses, mentions = build(views, linker)
     graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {},
                   mentions=mentions)
+    graph.not_modelled.extend(of_serverless_plugins(data, Loc(file, 1, 1)))
+    graph.not_modelled.extend(of_cloudformation(resources))
+    graph.not_modelled.extend(service.not_modelled)
     return [graph], service.errors
 
 
@@ -165,6 +169,8 @@ class _Service:
         self.resolution = resolution
         self.budget = budget
         self.errors: list[LoadError] = []
+        # constructs seen and not modelled: not_modelled.note(self.not_modelled, kind, name, loc)
+        self.not_modelled: list[NotModelled] = []
         self.comments = _comment_lines(text) if syntax == "yaml" and text else {}
         self.generated: dict[str, RawResource] = {}
         self.suppressions: dict[str, tuple[Suppression, ...]] = {}

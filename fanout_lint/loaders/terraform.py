@@ -44,6 +44,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
+from fanout_lint.not_modelled import NotModelled, esm_kind
 from fanout_lint.terraform_files import is_json
 from fanout_lint.parse_cache import ParseCache
 
@@ -67,13 +68,32 @@ def load_terraform_dir(path: str, cache: ParseCache | None = None,
     linker = Linker({address: r.type for address, r in unit.resources.items()})
     resolver = _Resolver(unit, root, linker)
     views = []
+    passed_over: list[NotModelled] = []
     for resource in unit.resources.values():
         if resource.type in _READ and exists(resource):
             unit.budget.at(resource.file, resource.block.line, resource.address)
             views.append(HclView(resolver, resource))
+        if resource.type in _MAY_BE_UNMODELLED and resource.mode == "managed" and exists(resource):
+            kind = _not_modelled(resolver, resource)
+            if kind:
+                passed_over.append(NotModelled(kind, resource.address, Loc(resource.file, resource.block.line, 1)))
     nodes, uses, mentions = build(views, linker)
     graph = Graph(Unit(path, "terraform", tuple(unit.files)), nodes, uses, sources=dict(unit.texts), mentions=mentions)
+    graph.not_modelled.extend(passed_over)
     return [graph], unit.errors
+
+
+_MAY_BE_UNMODELLED = {"aws_pipes_pipe", "aws_lambda_event_source_mapping"}
+
+
+def _not_modelled(resolver: _Resolver, resource: Resource) -> str | None:
+    """What the resource carries that the graph does not model (see ``not_modelled.py``)."""
+    if resource.type == "aws_pipes_pipe":
+        return "EventBridge pipe, aws_pipes_pipe"
+    body = resource.block.body
+    present = {name: True for name in body.attributes} | {b.type: True for b in body.blocks}
+    source = resolver.value(resource, "event_source_arn")
+    return esm_kind(present, source.value if isinstance(source, Known) else None)
 
 
 class _Resolver:
@@ -90,6 +110,11 @@ class _Resolver:
             value = root.output(output)
             for option in candidates(value) or ():
                 self.exported.update(ref.address for ref in refs_in(option.value, unit.budget))
+        for module, block in unit.unread_calls:  # a missing module may subscribe to what it is given
+            for name, attribute in block.body.attributes.items():
+                if name != "source":
+                    for option in candidates(module.evaluator.eval(attribute.expr)) or ():
+                        self.exported.update(ref.address for ref in refs_in(option.value, unit.budget))
 
     # -- helpers ---------------------------------------------------------------
     def scope(self, resource: Resource) -> Instance:

@@ -78,6 +78,9 @@ class UnitState(Record):
     texts: dict[str, str] = field(default_factory=dict)  # file -> its text, for fixes
     resources: dict[str, Resource] = field(default_factory=dict)  # address -> resource
     incomplete: bool = False  # a broken file may hold what the rules need
+    # the module calls whose directory is missing, with the module that makes each: what
+    # they are given may be used there, as an exported resource may be elsewhere
+    unread_calls: list = field(default_factory=list)
     bytes_read: int = 0  # of Terraform files, counted each time one is read (HCL_UNIT_BYTES)
     resolving: set = field(default_factory=set)
     budget: Budget = field(default_factory=Budget)
@@ -331,10 +334,13 @@ class Module:
             ))
             return None
         if not os.path.isdir(directory):
+            # one call's error: its outputs are unknown, as a module not loaded, and the
+            # rest of the unit is linted
             self.unit.errors.append(LoadError(
-                _file_of(self, block), block.line, f"module {name}: no directory {value.value}"
+                self.call_files.get(name) or _file_of(self, block), block.line,
+                f"module {name}: no directory {value.value} (its outputs are unknown; the rest is linted)"
             ))
-            self.unit.incomplete = True
+            self.unit.unread_calls.append((self, block))
             return None
         # Every instance is read and evaluated: a module calling another K times, and that
         # one another K times, ... would make K^D of them without a cap on the total.

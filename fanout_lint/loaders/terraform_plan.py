@@ -26,6 +26,7 @@ from fanout_lint.loaders.located import Map, MapSite, loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KINDS, Items
+from fanout_lint.not_modelled import NotModelled, esm_kind
 from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, candidates, choice, with_site
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -37,6 +38,7 @@ PLAN = Written("terraform", "plan", generated=True)
 # The resource types a reference of a kind may name (a queue is an aws_sqs_queue).
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
+PLAN_MAY_BE_UNMODELLED = {"aws_pipes_pipe", "aws_lambda_event_source_mapping"}
 
 SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
@@ -59,7 +61,9 @@ def load_plan(parsed: Any, path: str) -> tuple[list[Graph], list[LoadError]]:
         return [], [LoadError(path, line, "Terraform JSON without planned_values: not a plan (show -json of a plan file)")]
     plan = _Plan(parsed, path)
     nodes, uses, mentions = build(plan.resources.values(), plan.linker)
-    return [Graph(Unit(path, "terraform-plan", (path,)), nodes, uses, mentions=mentions)], []
+    graph = Graph(Unit(path, "terraform-plan", (path,)), nodes, uses, mentions=mentions)
+    graph.not_modelled.extend(plan.not_modelled)
+    return [graph], []
 
 
 def strip_keys(address: str) -> str:
@@ -108,6 +112,7 @@ class _Plan:
         root = configuration.get("root_module") if isinstance(configuration, dict) else None
         self._index_modules(root, (), 0)
         self.resources: dict[str, PlanResource] = {}
+        self.not_modelled: list[NotModelled] = []
         root_values = parsed["planned_values"].get("root_module")
         self._collect(root_values, 0)
         self.linker = Linker({address: r.type for address, r in self.resources.items()})
@@ -143,6 +148,8 @@ class _Plan:
             if not isinstance(item, dict) or item.get("mode", "managed") != "managed":
                 continue
             address, rtype = item.get("address"), item.get("type")
+            if isinstance(address, str) and rtype in PLAN_MAY_BE_UNMODELLED:
+                self._note(address, rtype, item, loc_of(item, "address", loc_of(resources, index, self.fallback)))
             if not isinstance(address, str) or not isinstance(rtype, str) or rtype not in _READ:
                 continue
             node_id = strip_keys(address)
@@ -158,6 +165,16 @@ class _Plan:
         children = module.get("child_modules")
         for child in children if isinstance(children, list) else []:
             self._collect(child, depth + 1)
+
+    def _note(self, address: str, rtype: str, item: dict, loc: Loc) -> None:
+        """A pipe, or a Kafka or MQ mapping: not modelled (``not_modelled.py``), once per resource."""
+        values = item.get("values") if isinstance(item.get("values"), dict) else {}
+        present = {key: True for key, value in values.items() if value not in (None, [], {})}
+        kind = "EventBridge pipe, aws_pipes_pipe" if rtype == "aws_pipes_pipe" else esm_kind(
+            present, values.get("event_source_arn"))
+        node_id = strip_keys(address)
+        if kind and all(c.name != node_id for c in self.not_modelled):
+            self.not_modelled.append(NotModelled(kind, node_id, loc))
 
     def _config_resource(self, module_path: tuple[str, ...], local: str) -> dict:
         index = self._config_index.get(module_path)

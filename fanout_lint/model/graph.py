@@ -44,6 +44,8 @@ class Graph:
                  members: tuple[Unit, ...] = (), node_units: dict[str, str] | None = None,
                  links: tuple[UnitLink, ...] = ()):
         self.unit = unit
+        # messaging constructs the loader saw and the graph does not model (not_modelled.py)
+        self.not_modelled: list = []
         # An application (templates linked by imports and nested stacks) is one graph of
         # several units: each node is in one of them (``unit_of``), and ``links`` says how
         # they are joined. A graph of one unit is its own only member.

@@ -52,7 +52,9 @@ def render(result: Result, root: str = ".") -> str:
     lines = [command("error", e.message, e.file, e.line, e.column, "fanout-lint: cannot lint", root)
              for e in result.errors]
     lines += [command("warning", n.message, n.loc.file, n.loc.line, n.loc.column, "fanout-lint suppression", root)
-              for n in result.notices]
+              for n in result.notices if not n.kind]
+    lines += [command("notice", n.message, n.loc.file, n.loc.line, n.loc.column, "not modelled by fanout-lint", root)
+              for n in result.notices if n.kind]
     for f in result.findings:
         resource = f.cdk_path or f.resource
         lines.append(command(

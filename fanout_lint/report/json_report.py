@@ -16,7 +16,7 @@ def render(result: Result, show_suppressed: bool = False) -> str:
         "tool": {"name": "fanout-lint", "version": __version__},
         "findings": [f.as_dict() for f in result.findings],
         "errors": [e.as_dict() for e in result.errors],
-        "notices": [n.as_dict() for n in result.notices],  # warnings about inline suppressions
+        "notices": [n.as_dict() for n in result.notices],  # suppression warnings; not-modelled notes
         "summary": {"units": result.units, "findings": len(result.findings), "errors": len(result.errors)},
     }
     if show_suppressed:

@@ -64,7 +64,7 @@ def render(result: Result, rules: tuple[Rule, ...], severities: dict[str, Severi
             results.append(entry)
     notifications = [_notification("error", e.message, e.file, e.line, e.column, root) for e in result.errors]
     notifications += [
-        _notification("warning", n.message, n.loc.file, n.loc.line, n.loc.column, root) for n in result.notices
+        _notification(n.level, n.message, n.loc.file, n.loc.line, n.loc.column, root) for n in result.notices
     ]
     run = {
         "tool": {"driver": {

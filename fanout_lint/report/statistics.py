@@ -1,7 +1,8 @@
 """``--statistics``: how many findings each rule has, instead of the findings themselves.
 
 Text: one line per rule with findings, most first (``count  ID  [*] name  severity``,
-``[*]`` when ``--fix`` would fix some of them), then the summary line; JSON: a list of
+``[*]`` when ``--fix`` would fix some of them), then the coverage line (messaging resources
+modelled of those seen) and the summary line; JSON: a list of
 ``{"rule", "name", "severity", "count", "fixable"}``. Nothing here comes from a template
 but counts and the rules' own names.
 """
@@ -34,5 +35,15 @@ def render(result: Result, fmt: str, unsafe_fixes: bool = False, quiet: bool = F
         mark = "[*] " if row["fixable"] else "    "
         lines.append(f"{row['count']:>{width}}  {row['rule']}  {mark}{row['name']:<{name_width}}  {row['severity']}")
     if not quiet:
+        lines.append(coverage(result))
         lines.append(summary(result, unsafe_fixes))
     return "".join(line + "\n" for line in lines)
+
+
+def coverage(result: Result) -> str:
+    """How many of the messaging resources seen the graphs model (``not_modelled.py``)."""
+    seen = result.modelled + result.not_modelled
+    line = f"coverage: {result.modelled} of {seen} messaging resource{'s' if seen != 1 else ''} modelled"
+    if result.not_modelled:
+        line += f" ({result.not_modelled} not modelled: see the notes)"
+    return line
