@@ -104,8 +104,9 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
-    for notice in settings.notices:  # a rule named by a former name
-        sys.stderr.write(clean(notice) + "\n")
+    if not getattr(args, "quiet", False):  # -q: findings and errors only
+        for notice in settings.notices:  # a rule named by a former name
+            sys.stderr.write(clean(notice) + "\n")
     return settings, path
 
 
@@ -232,13 +233,17 @@ def _baselined(result: Result, args) -> Result | None:
     from fanout_lint import baseline
 
     try:
-        known = baseline.load(args.baseline)
+        entries = baseline.load_entries(args.baseline)
     except baseline.BaselineError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
-    result.findings, old = baseline.split(result.findings, known, args.repo_root)
+    result.findings, old = baseline.split(result.findings, frozenset(entries), args.repo_root)
     result.in_baseline = old
     result.baselined = len(old)
+    if not args.write_baseline and not getattr(args, "quiet", False):
+        line = baseline.stale_notice(entries, result, args.paths, args.repo_root, args.baseline)
+        if line:
+            sys.stderr.write(clean(line) + "\n")
     return result
 
 
@@ -268,7 +273,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 
     reports = reports_of(args)
     main, further = reports[0], reports[1:]
-    if main.format != "github" and not any(r.format == "github" and r.path is None for r in further):
+    github_on_stdout = main.format == "github" or any(r.format == "github" and r.path is None for r in further)
+    if not github_on_stdout and not args.quiet:  # -q: findings and errors only
         for notice in result.notices:
             sys.stderr.write(f"{notice}\n")
     code = _write_reports(result, further, args, rules, settings)
