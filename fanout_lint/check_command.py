@@ -81,6 +81,9 @@ def add_arguments(check) -> None:
     check.add_argument("--no-link", action="store_true",
                        help="lint every template alone: no Fn::ImportValue resolved through another template's "
                             "export, no nested stack read, no CDK assembly as one application")
+    check.add_argument("--var-file", action="append", default=[], metavar="FILE",
+                       help="a tfvars file every Terraform root unit reads after its terraform.tfvars and "
+                            "*.auto.tfvars, as terraform's -var-file (repeatable; later files win)")
     check.add_argument("--no-cache", action="store_true",
                        help="parse every file, and neither read nor write the cache of parsed Terraform files "
                             "(off in CI anyway; it lives in $XDG_CACHE_HOME/fanout-lint)")
@@ -98,6 +101,9 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         fail_on="none" if args.exit_zero else args.fail_on,
         config=args.config,
         docs_url=args.docs_url,
+        extend_select=split(args.extend_select),
+        extend_ignore=split(args.extend_ignore),
+        var_files=tuple(args.var_file),
     )
     try:
         settings, path = resolve(flags, rules, os.getcwd())

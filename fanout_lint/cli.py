@@ -76,6 +76,10 @@ def _check_options(check: argparse.ArgumentParser) -> None:
                        help="run only these rules (ID or name; repeat or comma-separate)")
     check.add_argument("--ignore", action="append", default=[], metavar="RULE",
                        help="do not run these rules (ID or name)")
+    check.add_argument("--extend-select", action="append", default=[], metavar="RULE",
+                       help="also run these rules, besides those select runs")
+    check.add_argument("--extend-ignore", action="append", default=[], metavar="RULE",
+                       help="also do not run these rules (as --ignore: it adds to the configuration's)")
     check.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="skip paths matching this glob")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")

@@ -14,6 +14,7 @@ from dataclasses import replace
 from fanout_lint.applications import file_key
 from fanout_lint.budget import BudgetExceeded
 from fanout_lint.discover import Candidate
+from fanout_lint.file_ignores import ignored
 from fanout_lint.findings import Finding, LoadError, Related, Result
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.graph import Graph
@@ -95,6 +96,9 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         if len(graph.members) > 1:
             findings = list(dict.fromkeys(findings))  # a template nested twice finds the same twice
         applied = apply_inline(graph, findings, rules, settings.today, ran=enabled_rules(rules, settings))
+        if settings.per_file_ignores:
+            applied.kept = [f for f in applied.kept
+                            if not ignored(f.loc.file, f.rule, settings.per_file_ignores, settings.per_file_base)]
         if reported is not None:
             _keep_reported(applied, reported)
         result.units += len(graph.members) if reported is None else sum(

@@ -77,3 +77,73 @@ def test_quiet_hides_suppression_notices_and_keeps_errors(work, capsys):
     code, out, err = run(capsys, "stack.yaml", "bad.yaml", "-q")
     assert code == 2 and "suppresses nothing" not in err + out
     assert "bad.yaml:" in out + err and "FL201" in out  # the errors and findings stay
+
+
+# -- extend-select, extend-ignore, per-file-ignores ---------------------------------
+
+def test_extend_select_adds_to_the_select_in_force(work, capsys):
+    (work / ".fanout-lint.toml").write_text('select = ["FL201"]\n', encoding="utf-8")
+    assert {r for _, r in _rules(run(capsys, ".", "--format", "json")[1])} == {"FL201"}
+    out = run(capsys, ".", "--format", "json", "--extend-select", "raw-delivery-off")[1]
+    assert {r for _, r in _rules(out)} == {"FL201", "FL002"}
+    (work / ".fanout-lint.toml").write_text('select = ["FL201"]\nextend-select = ["FL0"]\n', encoding="utf-8")
+    assert {r for _, r in _rules(run(capsys, ".", "--format", "json")[1])} == {"FL201", "FL002"}
+    # --select replaces the file's select; the file's extend-select still adds to it
+    out = run(capsys, ".", "--format", "json", "--select", "FL105")[1]
+    assert {r for _, r in _rules(out)} == {"FL002"}
+
+
+def test_extend_ignore_adds_to_ignore_and_extend_select_takes_it_back(work, capsys):
+    (work / ".fanout-lint.toml").write_text('ignore = ["FL201"]\nextend-ignore = ["FL002"]\n', encoding="utf-8")
+    code, out, _ = run(capsys, ".", "--format", "json")
+    assert code == 0 and _rules(out) == set()
+    out = run(capsys, ".", "--format", "json", "--extend-select", "FL201")[1]
+    assert {r for _, r in _rules(out)} == {"FL201"}
+    (work / ".fanout-lint.toml").unlink()
+    out = run(capsys, ".", "--format", "json", "--extend-ignore", "FL0,shared-queue")[1]
+    assert _rules(out) == set()
+
+
+def test_extend_keys_are_validated_like_select(work, capsys):
+    (work / ".fanout-lint.toml").write_text('extend-select = ["shared-queu"]\n', encoding="utf-8")
+    code, _, err = run(capsys, ".")
+    assert code == 2 and "1: unknown rule 'shared-queu' in 'extend-select' (did you mean shared-queue?)" in err
+    (work / ".fanout-lint.toml").unlink()
+    code, _, err = run(capsys, ".", "--extend-ignore", "FL999")
+    assert code == 2 and "unknown rule 'FL999'" in err
+
+
+def test_per_file_ignores_take_globs_relative_to_the_configuration(work, capsys, monkeypatch):
+    (work / "legacy" / "old").mkdir(parents=True)
+    shutil.copy(SHARED_QUEUE, work / "legacy" / "old" / "stack.yaml")
+    (work / ".fanout-lint.toml").write_text(
+        '[per-file-ignores]\n"legacy/**" = ["shared-queue"]\n"topics.yaml" = ["FL0"]\n', encoding="utf-8")
+    out = run(capsys, ".", "--format", "json")[1]
+    assert _rules(out) == {("stack.yaml", "FL201")}
+    monkeypatch.chdir(work / "legacy")  # the globs stay relative to the file's directory
+    code, out, _ = run(capsys, ".", "--format", "json")
+    assert code == 0 and _rules(out) == set()
+    monkeypatch.chdir(work)
+    (work / ".fanout-lint.toml").write_text('[per-file-ignores]\n"*.yaml" = ["FL201"]\n', encoding="utf-8")
+    assert {r for _, r in _rules(run(capsys, ".", "--format", "json")[1])} == {"FL002"}  # by file name
+    show = run(capsys, "--show-settings")[1]
+    assert "per-file-ignores: *.yaml = FL201" in show
+
+
+def test_per_file_ignores_must_name_rules(work, capsys):
+    (work / ".fanout-lint.toml").write_text('[per-file-ignores]\n"legacy/**" = ["shraed-queue"]\n')
+    code, _, err = run(capsys, ".")
+    assert code == 2 and "unknown rule 'shraed-queue' in 'legacy/**' (did you mean shared-queue?)" in err
+    (work / ".fanout-lint.toml").write_text('per-file-ignores = ["legacy/**"]\n')
+    code, _, err = run(capsys, ".")
+    assert code == 2 and "'per-file-ignores' must be a table" in err
+
+
+def test_glob_matching():
+    from fanout_lint.file_ignores import matches
+
+    assert matches("legacy/**", "legacy/a/b.tf") and matches("legacy/*", "legacy/a/b.tf")
+    assert matches("**/generated/*.json", "generated/x.json") and matches("**/generated/*.json", "a/generated/x.json")
+    assert matches("*.tf", "deep/dir/main.tf") and matches("./infra/*", "infra/main.tf")
+    assert not matches("legacy/**", "other/legacy.yaml") and not matches("infra/*.tf", "main.tf")
+    assert not matches("*" * 40 + "x", "a" * 200)  # no pattern backtracks without bound
