@@ -259,6 +259,13 @@ def _check(args, startup: StartUp) -> int:
     # a named template links with its repository: the git top level, else --repo-root
     settings = dataclasses.replace(settings, repo_root=args.repo_root, repo_root_given=given_root,
                                    link=not args.no_link)
+    if settings.var_files:
+        from fanout_lint.var_files import problem
+
+        unreadable = problem(settings.var_files, settings.config_var_files, args.repo_root, settings.per_file_base)
+        if unreadable:
+            sys.stderr.write(clean(f"fanout-lint: error: {unreadable}") + "\n")
+            return EXIT_ERROR
     try:
         reports = reports_of(args)
     except UsageError as exc:

@@ -74,7 +74,7 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         if candidate.kind == "application":
             graphs, errors, notices = _load_application(candidate)
         else:
-            graphs, errors = load_candidate(candidate, settings.cache)
+            graphs, errors = load_candidate(candidate, settings.cache, settings.var_files)
     except BudgetExceeded as exc:  # hostile or runaway input: this unit only
         return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
     except RecursionError:

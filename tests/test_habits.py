@@ -147,3 +147,96 @@ def test_glob_matching():
     assert matches("*.tf", "deep/dir/main.tf") and matches("./infra/*", "infra/main.tf")
     assert not matches("legacy/**", "other/legacy.yaml") and not matches("infra/*.tf", "main.tf")
     assert not matches("*" * 40 + "x", "a" * 200)  # no pattern backtracks without bound
+
+
+# -- var files ------------------------------------------------------------------------
+
+VISIBILITY_TF = """\
+variable "visibility" {}
+
+resource "aws_sqs_queue" "jobs" {
+  visibility_timeout_seconds = var.visibility
+  redrive_policy             = jsonencode({ deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn, maxReceiveCount = 5 })
+}
+
+resource "aws_sqs_queue" "jobs_dlq" {
+  message_retention_seconds = 1209600
+}
+
+resource "aws_lambda_function" "jobs" {
+  function_name = "jobs"
+  timeout       = 60
+}
+
+resource "aws_lambda_event_source_mapping" "jobs" {
+  event_source_arn        = aws_sqs_queue.jobs.arn
+  function_name           = aws_lambda_function.jobs.arn
+  function_response_types = ["ReportBatchItemFailures"]
+}
+"""
+
+
+@pytest.fixture
+def tf(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "main.tf").write_text(VISIBILITY_TF, encoding="utf-8")
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "prod.tfvars").write_text("visibility = 30\n", encoding="utf-8")
+    (tmp_path / "envs" / "big.tfvars.json").write_text('{"visibility": 600}\n', encoding="utf-8")
+    return tmp_path
+
+
+def _fl202(out: str) -> int:
+    return sum(1 for f in json.loads(out)["findings"] if f["rule"] == "FL202")
+
+
+def test_a_var_file_gives_known_values(tf, capsys):
+    assert _fl202(run(capsys, "infra", "--format", "json")[1]) == 0  # unknown: silent
+    code, out, _ = run(capsys, "infra", "--format", "json", "--var-file", "envs/prod.tfvars")
+    assert code == 1 and _fl202(out) == 1
+    # later files win, as with terraform's -var-file
+    out = run(capsys, "infra", "--format", "json", "--var-file", "envs/prod.tfvars", "--var-file",
+              "envs/big.tfvars.json")[1]
+    assert _fl202(out) == 0
+    out = run(capsys, "infra", "--format", "json", "--var-file", "envs/big.tfvars.json", "--var-file",
+              "envs/prod.tfvars")[1]
+    assert _fl202(out) == 1
+
+
+def test_var_files_come_after_the_directorys_own_tfvars(tf, capsys):
+    (tf / "infra" / "terraform.tfvars").write_text("visibility = 600\n", encoding="utf-8")
+    (tf / "infra" / "z.auto.tfvars").write_text("visibility = 900\n", encoding="utf-8")
+    assert _fl202(run(capsys, "infra", "--format", "json")[1]) == 0
+    assert _fl202(run(capsys, "infra", "--format", "json", "--var-file", "envs/prod.tfvars")[1]) == 1
+
+
+def test_var_files_in_the_configuration_are_relative_to_it(tf, capsys, monkeypatch):
+    (tf / ".fanout-lint.toml").write_text('var-files = ["envs/prod.tfvars"]\n', encoding="utf-8")
+    monkeypatch.chdir(tf / "infra")
+    assert _fl202(run(capsys, ".", "--format", "json")[1]) == 1
+    assert "var-files: " in run(capsys, "--show-settings")[1]
+    # the flag's files come after the configuration's
+    assert _fl202(run(capsys, ".", "--format", "json", "--var-file", "../envs/big.tfvars.json")[1]) == 0
+
+
+def test_a_var_file_that_cannot_be_read_is_one_error(tf, capsys):
+    code, out, err = run(capsys, "infra", "--var-file", "envs/missing.tfvars")
+    assert code == 2 and out == ""
+    assert err == "fanout-lint: error: --var-file: cannot read envs/missing.tfvars: No such file or directory\n"
+    code, _, err = run(capsys, "infra", "--var-file", "envs")
+    assert code == 2 and "envs is not a regular file" in err
+    (tf / "envs" / "bad.tfvars").write_text("visibility = [\n", encoding="utf-8")
+    code, out, _ = run(capsys, "infra", "--var-file", "envs/bad.tfvars")
+    assert code == 2 and "envs/bad.tfvars:" in out  # a parse error of the file, with its line
+
+
+def test_a_configuration_names_no_var_file_outside_the_repository(tf, capsys, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "secret.tfvars"
+    outside.write_text("visibility = 30\n", encoding="utf-8")
+    (tf / ".git").mkdir()
+    (tf / ".fanout-lint.toml").write_text(f'var-files = ["{outside}"]\n', encoding="utf-8")
+    code, _, err = run(capsys, "infra")
+    assert code == 2 and "is outside the repository" in err
+    (tf / ".fanout-lint.toml").write_text("", encoding="utf-8")
+    assert run(capsys, "infra", "--var-file", str(outside))[0] == 1  # the user's own flag may

@@ -55,8 +55,9 @@ if TYPE_CHECKING:
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
-def load_terraform_dir(path: str, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
-    unit, root = load_unit(path, cache)
+def load_terraform_dir(path: str, cache: ParseCache | None = None,
+                       var_files: tuple[str, ...] = ()) -> tuple[list[Graph], list[LoadError]]:
+    unit, root = load_unit(path, cache, var_files)
     if root is None or unit.incomplete:
         return [], unit.errors
     linker = Linker({address: r.type for address, r in unit.resources.items()})
