@@ -84,6 +84,9 @@ def add_arguments(check) -> None:
     check.add_argument("--var-file", action="append", default=[], metavar="FILE",
                        help="a tfvars file every Terraform root unit reads after its terraform.tfvars and "
                             "*.auto.tfvars, as terraform's -var-file (repeatable; later files win)")
+    check.add_argument("--stdin-filename", metavar="PATH", default=None,
+                       help="with - as the path: lint standard input as the content of PATH, a file of the "
+                            "repository (for editors)")
     check.add_argument("--no-cache", action="store_true",
                        help="parse every file, and neither read nor write the cache of parsed Terraform files "
                             "(off in CI anyway; it lives in $XDG_CACHE_HOME/fanout-lint)")

@@ -266,6 +266,18 @@ def _check(args, startup: StartUp) -> int:
         if unreadable:
             sys.stderr.write(clean(f"fanout-lint: error: {unreadable}") + "\n")
             return EXIT_ERROR
+    stdin = None
+    if args.stdin_filename is not None or "-" in args.paths:
+        from fanout_lint import standard_input
+
+        try:
+            named = standard_input.check_request(args.paths, args.stdin_filename, args.repo_root, args.fix)
+            stdin = (named, standard_input.read(getattr(sys.stdin, "buffer", None), named))
+        except standard_input.StdinError as exc:
+            sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
+            return EXIT_ERROR
+        args.paths = [named]
+        settings = dataclasses.replace(settings, jobs=1)  # the text is this process's
     try:
         reports = reports_of(args)
     except UsageError as exc:
@@ -286,6 +298,12 @@ def _check(args, startup: StartUp) -> int:
     def lint():
         startup.over()
         try:
+            if stdin is not None:
+                from fanout_lint.standard_input import substituted
+
+                with substituted(*stdin):
+                    return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
+                                      progress=progress)
             return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
                               progress=progress)
         finally:

@@ -45,6 +45,11 @@ _READ_FLAGS = (
     | getattr(os, "O_BINARY", 0)
 )
 _CHUNK = 1 * MIB
+# Text that stands in for a file's content on disk, by the file's resolved path: what an
+# editor sends on standard input with ``--stdin-filename``. The module's only state: the
+# command line sets it around one serial run (``standard_input.substituted``), and it is
+# empty otherwise.
+_SUBSTITUTED: dict[str, bytes] = {}
 
 
 class FileTooLarge(OSError):
@@ -70,8 +75,15 @@ def read_bounded(path: str, limit: int) -> bytes:
     The kind is checked with a stat before opening (opening some devices has effects, a
     FIFO blocks) and again on the opened descriptor, in case the path changed in between.
     At most ``limit + 1`` bytes are read, so a file that grows after the check is still
-    refused, not read to its end.
+    refused, not read to its end. A file whose content came on standard input is that
+    content, under the same limit.
     """
+    if _SUBSTITUTED:
+        data = _substitute(path)
+        if data is not None:
+            if len(data) > limit:
+                raise FileTooLarge(path, len(data), limit)
+            return data
     _require_regular(os.stat(path), path)
     fd = os.open(path, _READ_FLAGS)
     try:
@@ -94,6 +106,18 @@ def read_bounded(path: str, limit: int) -> bytes:
     if total > limit:
         raise FileTooLarge(path, total, limit)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _substitute(path: str) -> bytes | None:
+    resolved = resolved_path(path)
+    return _SUBSTITUTED.get(resolved) if resolved is not None else None
+
+
+def is_inside(path: str, root: str) -> bool:
+    """``path``, its links resolved, is ``root`` or below it."""
+    real = os.path.realpath(path)
+    top = os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _require_regular(info: os.stat_result, path: str) -> None:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import stat
 
+from fanout_lint.regular_files import is_inside as inside
+
 TFVARS_SUFFIXES = (".tfvars", ".tfvars.json")
 
 
@@ -41,8 +43,3 @@ def problem(var_files: tuple[str, ...], from_config: int, root: str, config_dir:
     return None
 
 
-def inside(path: str, root: str) -> bool:
-    """``path``, its links resolved, is ``root`` or below it."""
-    real = os.path.realpath(path)
-    top = os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)

@@ -7,6 +7,7 @@ send it, mistyped and misplaced flags, FORCE_COLOR, and graph -o.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -240,3 +241,61 @@ def test_a_configuration_names_no_var_file_outside_the_repository(tf, capsys, tm
     assert code == 2 and "is outside the repository" in err
     (tf / ".fanout-lint.toml").write_text("", encoding="utf-8")
     assert run(capsys, "infra", "--var-file", str(outside))[0] == 1  # the user's own flag may
+
+
+# -- standard input -------------------------------------------------------------------
+
+def _stdin(monkeypatch, data: bytes) -> None:
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_standard_input_is_linted_as_the_file_it_names(work, capsys, monkeypatch):
+    _stdin(monkeypatch, open(RAW_DELIVERY, "rb").read())  # stack.yaml on disk has FL201 instead
+    code, out, _ = run(capsys, "check", "--stdin-filename", "stack.yaml", "-", "--format", "json")
+    assert code == 1 and _rules(out) == {("stack.yaml", "FL002")}
+    assert open(work / "stack.yaml", encoding="utf-8").read() == open(SHARED_QUEUE, encoding="utf-8").read()
+
+
+def test_a_tf_file_on_standard_input_is_linted_in_its_directory(tf, capsys, monkeypatch):
+    # the variable is declared in another file of the directory, and given by its tfvars
+    (tf / "infra" / "variables.tf").write_text('variable "visibility" {}\n', encoding="utf-8")
+    (tf / "infra" / "terraform.tfvars").write_text("visibility = 30\n", encoding="utf-8")
+    (tf / "infra" / "main.tf").write_text("# being written\n", encoding="utf-8")
+    assert _fl202(run(capsys, "infra", "--format", "json")[1]) == 0
+    _stdin(monkeypatch, VISIBILITY_TF.replace('variable "visibility" {}\n', "").encode())
+    code, out, _ = run(capsys, "--stdin-filename", "infra/main.tf", "-", "--format", "json")
+    assert code == 1 and [f["file"] for f in json.loads(out)["findings"] if f["rule"] == "FL202"] == ["infra/main.tf"]
+
+
+def test_standard_input_is_bounded_like_a_file(tf, capsys, monkeypatch):
+    from fanout_lint.regular_files import HCL_FILE_BYTES
+
+    _stdin(monkeypatch, b"#" * (HCL_FILE_BYTES + 1))
+    code, out, err = run(capsys, "--stdin-filename", "infra/main.tf", "-")
+    assert code == 2 and out == ""
+    assert err == "fanout-lint: error: infra/main.tf: standard input is larger than 512 KiB, the limit for this file\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-"], "reading standard input (-) needs --stdin-filename PATH"),
+    (["--stdin-filename", "stack.yaml"], "give - as the only path"),
+    (["--stdin-filename", "stack.yaml", "-", "topics.yaml"], "give - as the only path"),
+    (["--stdin-filename", "stack.yaml", "-", "--fix"], "--fix would write standard input's text over the file"),
+    (["--stdin-filename", "nowhere.yaml", "-"], "--stdin-filename: nowhere.yaml: No such file or directory"),
+    (["--stdin-filename", ".", "-"], "--stdin-filename: . is not a regular file"),
+])
+def test_standard_input_requests_that_cannot_run(work, capsys, monkeypatch, argv, message):
+    _stdin(monkeypatch, b"")
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and message in err and len(err.splitlines()) == 1
+
+
+def test_standard_input_names_no_file_outside_the_repository(work, capsys, monkeypatch, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("elsewhere") / "stack.yaml"
+    shutil.copy(SHARED_QUEUE, outside)
+    os.symlink(outside, work / "link.yaml")  # a link inside pointing outside is outside too
+    (work / ".git").mkdir()
+    for name in (str(outside), "link.yaml"):
+        _stdin(monkeypatch, b"")
+        code, _, err = run(capsys, "--stdin-filename", name, "-")
+        assert code == 2 and "is outside the repository" in err
