@@ -243,7 +243,7 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args, startup: StartUp) -> int:
-    from fanout_lint.check_command import UsageError, finish, reports_of, settings_for
+    from fanout_lint.check_command import UsageError, reports_of, settings_for
     from fanout_lint.engine import lint_paths
     from fanout_lint.repository import repo_root
 
@@ -298,17 +298,22 @@ def _check(args, startup: StartUp) -> int:
     def lint():
         startup.over()
         try:
-            if stdin is not None:
-                from fanout_lint.standard_input import substituted
-
-                with substituted(*stdin):
-                    return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
-                                      progress=progress)
             return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
                               progress=progress)
         finally:
             if progress is not None:
                 progress.close()
+
+    if stdin is not None:  # the text stands in for the file until the run is reported
+        from fanout_lint.standard_input import substituted
+
+        with substituted(*stdin):
+            return _lint_and_report(args, rules, settings, lint)
+    return _lint_and_report(args, rules, settings, lint)
+
+
+def _lint_and_report(args, rules, settings, lint) -> int:
+    from fanout_lint.check_command import finish
 
     if args.fix or args.diff:
         from fanout_lint.check_command import run_fixes

@@ -299,3 +299,10 @@ def test_standard_input_names_no_file_outside_the_repository(work, capsys, monke
         _stdin(monkeypatch, b"")
         code, _, err = run(capsys, "--stdin-filename", name, "-")
         assert code == 2 and "is outside the repository" in err
+
+
+def test_diff_of_standard_input_is_against_the_text_sent(work, capsys, monkeypatch):
+    _stdin(monkeypatch, open(RAW_DELIVERY, "rb").read())
+    code, out, _ = run(capsys, "--stdin-filename", "stack.yaml", "-", "--diff", "--unsafe-fixes")
+    assert code == 1 and out.startswith("--- stack.yaml\n+++ stack.yaml\n") and "+      RawMessageDelivery: true" in out
+    assert open(work / "stack.yaml", encoding="utf-8").read() == open(SHARED_QUEUE, encoding="utf-8").read()
