@@ -306,3 +306,68 @@ def test_diff_of_standard_input_is_against_the_text_sent(work, capsys, monkeypat
     code, out, _ = run(capsys, "--stdin-filename", "stack.yaml", "-", "--diff", "--unsafe-fixes")
     assert code == 1 and out.startswith("--- stack.yaml\n+++ stack.yaml\n") and "+      RawMessageDelivery: true" in out
     assert open(work / "stack.yaml", encoding="utf-8").read() == open(SHARED_QUEUE, encoding="utf-8").read()
+
+
+# -- flags: mistyped, misplaced; colour; graph -o ----------------------------------
+
+@pytest.mark.parametrize("argv, hint", [
+    (["--selct", "FL201"], "unrecognized arguments: --selct (did you mean --select?)"),
+    (["check", "--extend-selct=FL2"], "unrecognized arguments: --extend-selct=FL2 (did you mean --extend-select?)"),
+    (["--ignroe", "x", "--baselnie", "b.json"],
+     "(--ignroe: did you mean --ignore?; --baselnie: did you mean --baseline?)"),
+    (["graph", "--hosp", "1"], "unrecognized arguments: --hosp (did you mean --hops?)"),
+])
+def test_a_mistyped_flag_gets_the_nearest_one(work, capsys, argv, hint):
+    with pytest.raises(SystemExit) as exit:
+        main(argv)
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]
+    assert exit.value.code == 2 and last.startswith("fanout-lint: error: unrecognized arguments: ")
+    assert last.endswith(hint)
+
+
+def test_a_flag_far_from_every_flag_gets_no_guess(work, capsys):
+    with pytest.raises(SystemExit):
+        main(["--zzzzzz"])
+    assert capsys.readouterr().err.splitlines()[-1] == "fanout-lint: error: unrecognized arguments: --zzzzzz"
+
+
+def test_flags_that_do_not_apply_are_errors(work, capsys):
+    code, out, err = run(capsys, "graph", "stack.yaml", "--hops", "1")
+    assert code == 2 and out == "" and err == (
+        "fanout-lint: error: --hops applies only with --focus RESOURCE (the whole topology is drawn otherwise)\n")
+    assert run(capsys, "graph", "stack.yaml", "--focus", "OrdersQueue", "--hops", "1")[0] == 0
+    code, out, err = run(capsys, "--show-settings", "--format", "json")
+    assert code == 2 and out == "" and "--show-settings prints text only" in err
+
+
+def test_force_color_colours_a_pipe_and_no_color_wins(work, capsys, monkeypatch):
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    assert "\x1b[" not in run(capsys, "stack.yaml")[1]  # captured: no terminal
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[" in run(capsys, "stack.yaml")[1]
+    monkeypatch.setenv("TERM", "dumb")
+    assert "\x1b[" in run(capsys, "stack.yaml")[1]  # forced is forced
+    assert "\x1b[" not in run(capsys, "stack.yaml", "--color", "never")[1]  # the flag wins
+    assert "\x1b[" not in open_report(capsys, work)  # a report file stays plain
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in run(capsys, "stack.yaml")[1]
+    assert "\x1b[" in run(capsys, "stack.yaml", "--color", "always")[1]
+    monkeypatch.setenv("NO_COLOR", "")  # empty: as if unset
+    assert "\x1b[" in run(capsys, "stack.yaml")[1]
+
+
+def open_report(capsys, work) -> str:
+    run(capsys, "stack.yaml", "-o", "report.txt")
+    return (work / "report.txt").read_text(encoding="utf-8")
+
+
+def test_graph_writes_to_a_file(work, capsys):
+    code, out, _ = run(capsys, "graph", "stack.yaml")
+    assert code == 0 and out.startswith("flowchart")
+    code, printed, err = run(capsys, "graph", "stack.yaml", "-o", "topology.mmd")
+    assert code == 0 and printed == "" and err == ""
+    assert (work / "topology.mmd").read_text(encoding="utf-8") == out
+    code, _, err = run(capsys, "graph", "stack.yaml", "--output", "stack.yaml/x.mmd")
+    assert code == 2 and err.startswith("fanout-lint: error: cannot write stack.yaml/x.mmd: ")
