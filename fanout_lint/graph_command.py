@@ -61,6 +61,14 @@ def run(args) -> int:
         return _fail(str(exc))
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
+    if settings.var_files:  # the configuration's: held to the repository as in check
+        from fanout_lint.repository import repo_root
+        from fanout_lint.var_files import problem
+
+        unreadable = problem(settings.var_files, settings.config_var_files, repo_root(None, os.getcwd()),
+                             settings.per_file_base)
+        if unreadable:
+            return _fail(unreadable)
     result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:

@@ -371,3 +371,15 @@ def test_graph_writes_to_a_file(work, capsys):
     assert (work / "topology.mmd").read_text(encoding="utf-8") == out
     code, _, err = run(capsys, "graph", "stack.yaml", "--output", "stack.yaml/x.mmd")
     assert code == 2 and err.startswith("fanout-lint: error: cannot write stack.yaml/x.mmd: ")
+
+
+def test_graph_reads_the_configurations_var_files_within_the_repository(tf, capsys, tmp_path_factory):
+    (tf / ".fanout-lint.toml").write_text('var-files = ["envs/prod.tfvars"]\n', encoding="utf-8")
+    code, out, _ = run(capsys, "graph", "infra", "--format", "json")
+    assert code == 0 and any(f["rule"] == "FL202" for f in json.loads(out)["findings"])
+    outside = tmp_path_factory.mktemp("elsewhere") / "x.tfvars"
+    outside.write_text("visibility = 30\n", encoding="utf-8")
+    (tf / ".git").mkdir()
+    (tf / ".fanout-lint.toml").write_text(f'var-files = ["{outside}"]\n', encoding="utf-8")
+    code, out, err = run(capsys, "graph", "infra")
+    assert code == 2 and out == "" and "is outside the repository" in err
