@@ -383,3 +383,10 @@ def test_graph_reads_the_configurations_var_files_within_the_repository(tf, caps
     (tf / ".fanout-lint.toml").write_text(f'var-files = ["{outside}"]\n', encoding="utf-8")
     code, out, err = run(capsys, "graph", "infra")
     assert code == 2 and out == "" and "is outside the repository" in err
+
+
+def test_quiet_hides_configuration_warnings_too(work, capsys):
+    _, _, err = run(capsys, "stack.yaml", "--ignore", "sns-to-kms-managed-key")
+    assert "fanout-lint: warning: rule 'sns-to-kms-managed-key' is now named" in err
+    code, out, err = run(capsys, "stack.yaml", "--ignore", "sns-to-kms-managed-key", "-q")
+    assert code == 1 and err == "" and "FL201" in out
