@@ -21,50 +21,16 @@ COMMANDS = ("check", "rules", "explain", "graph")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors exit 2 with one line, never a traceback
+        from fanout_lint.flag_hints import hints  # only for a usage error
+
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"fanout-lint: error: {clean(message + _flag_hints(self, message))}\n")
+        sys.stderr.write(f"fanout-lint: error: {clean(message + hints(self, message))}\n")
         raise SystemExit(EXIT_ERROR)
 
     def _get_formatter(self):
         # argparse's default formatter imports shutil (and with it zlib, bz2 and lzma)
         # for the terminal width on every run; os gives the width without them.
         return self.formatter_class(prog=self.prog, width=_terminal_width() - 2)
-
-
-def _flag_hints(parser: argparse.ArgumentParser, message: str) -> str:
-    """`` (did you mean --select?)`` for each mistyped flag of an "unrecognized
-    arguments" error, or ""."""
-    head = "unrecognized arguments: "
-    if not message.startswith(head):
-        return ""
-    from fanout_lint.settings import suggestion
-
-    known = _option_strings(parser)
-    hints = []
-    for word in message[len(head):].split():
-        name = word.split("=", 1)[0]
-        if not name.startswith("--") or name in known:
-            continue
-        # compared without the dashes, which every flag shares
-        hint = suggestion([k[2:] for k in known if k.startswith("--")], name[2:])
-        if hint:
-            hints.append((name, "--" + hint[len(" (did you mean "):-len("?)")]))
-    if not hints:
-        return ""
-    if len(hints) == 1:
-        return f" (did you mean {hints[0][1]}?)"
-    return " (" + "; ".join(f"{name}: did you mean {flag}?" for name, flag in hints) + ")"
-
-
-def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    """The flags of ``parser`` and of the command parsers it holds."""
-    found: set[str] = set()
-    for action in parser._actions:
-        found.update(action.option_strings)
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found |= _option_strings(sub)
-    return found
 
 
 def _terminal_width() -> int:
