@@ -136,6 +136,8 @@ def reports_of(args) -> list[Report]:
         raise UsageError("two reports name the same file")
     if args.write_baseline and args.report:
         raise UsageError("--write-baseline writes a baseline, not reports: run it without --report")
+    if args.write_baseline and args.output:
+        raise UsageError("--write-baseline writes a baseline, not a report: run it without --output")
     if args.show_settings and args.format != "text":
         raise UsageError("--show-settings prints text only; --format is for the findings")
     if args.statistics and args.format not in ("text", "json"):

@@ -339,6 +339,8 @@ def test_flags_that_do_not_apply_are_errors(work, capsys):
     assert run(capsys, "graph", "stack.yaml", "--focus", "OrdersQueue", "--hops", "1")[0] == 0
     code, out, err = run(capsys, "--show-settings", "--format", "json")
     assert code == 2 and out == "" and "--show-settings prints text only" in err
+    code, out, err = run(capsys, "stack.yaml", "--write-baseline", "b.json", "-o", "report.txt")
+    assert code == 2 and "run it without --output" in err and not os.path.exists("b.json")
 
 
 def test_force_color_colours_a_pipe_and_no_color_wins(work, capsys, monkeypatch):
