@@ -426,9 +426,10 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
 
     ``--select`` replaces the file's ``select`` and takes back what the file ignores;
     ``--ignore`` and ``--exclude`` add to the file's; ``--fail-on`` replaces its ``fail-on``.
-    ``extend-select`` adds to whichever ``select`` is in force (nothing to add when it is
-    empty: every rule runs), ``extend-ignore`` to ``ignore``; ``--extend-select`` also
-    takes back what the file ignores, as ``--select`` does. The var files are the file's
+    ``extend-select`` adds to the file's ``select``, and ``--extend-select`` to whichever
+    is in force (nothing to add when it is empty: every rule runs); ``--select`` replaces
+    the file's ``extend-select`` too, as in ruff. ``extend-ignore`` adds to ``ignore``;
+    ``--extend-select`` also takes back what the file ignores, as ``--select`` does. The var files are the file's
     ``var-files`` (relative to its directory), then each ``--var-file``, in that order.
     """
     for key in flags.select + flags.ignore + flags.extend_select + flags.extend_ignore:
@@ -439,9 +440,11 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     cli_select = _ids(rules, flags.select)
     cli_ignore = _ids(rules, flags.ignore) + _ids(rules, flags.extend_ignore)
     cli_extend = _ids(rules, flags.extend_select)
+    # as in ruff, --select replaces the file's select and its extend-select
     select = cli_select or config.select or ()
+    extended = cli_extend if cli_select else config.extend_select + cli_extend
     if select:
-        select += tuple(i for i in config.extend_select + cli_extend if i not in select)
+        select += tuple(dict.fromkeys(i for i in extended if i not in select))
     taken_back = cli_select + cli_extend
     ignore = tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back) + cli_ignore
     level = flags.fail_on or config.fail_on

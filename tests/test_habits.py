@@ -89,9 +89,10 @@ def test_extend_select_adds_to_the_select_in_force(work, capsys):
     assert {r for _, r in _rules(out)} == {"FL201", "FL002"}
     (work / ".fanout-lint.toml").write_text('select = ["FL201"]\nextend-select = ["FL0"]\n', encoding="utf-8")
     assert {r for _, r in _rules(run(capsys, ".", "--format", "json")[1])} == {"FL201", "FL002"}
-    # --select replaces the file's select; the file's extend-select still adds to it
-    out = run(capsys, ".", "--format", "json", "--select", "FL105")[1]
-    assert {r for _, r in _rules(out)} == {"FL002"}
+    # as in ruff, --select replaces the file's select and extend-select; --extend-select adds
+    assert _rules(run(capsys, ".", "--format", "json", "--select", "FL105")[1]) == set()
+    out = run(capsys, ".", "--format", "json", "--select", "FL105", "--extend-select", "FL201")[1]
+    assert {r for _, r in _rules(out)} == {"FL201"}
 
 
 def test_extend_ignore_adds_to_ignore_and_extend_select_takes_it_back(work, capsys):
