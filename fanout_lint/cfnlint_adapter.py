@@ -310,7 +310,9 @@ def run_of(cfn: Any):
 
 
 def _lint(cfn: Any, options: dict[str, dict] | None):
+    from fanout_lint.file_ignores import ignored
     from fanout_lint.policy import Applied, apply_inline
+    from fanout_lint.settings import enabled_rules
     from fanout_lint.unit import check_graph
 
     file = cfn.filename or "-"
@@ -318,17 +320,41 @@ def _lint(cfn: Any, options: dict[str, dict] | None):
     if not isinstance(data, dict):
         return Applied()
     graph = _graph(data, file)
-    settings = Settings(options={rule: dict(values) for rule, values in (options or {}).items()})
+    settings, problems = configured(options, file, os.getcwd())
     findings, _errors = check_graph(graph, ALL_RULES, settings)  # a crashed rule stays silent here
-    # the rules cfn-lint runs are those it initialized; without that record, all of them
-    ran = tuple(r for r in ALL_RULES if options is None or r.id in options)
+    # the rules cfn-lint runs are those it initialized (without that record, all of them)
+    # that the configuration leaves on
+    ran = tuple(r for r in enabled_rules(ALL_RULES, settings) if options is None or r.id in options)
     # fanout-lint's own `Metadata: fanout-lint: ignore` applies too, reason and expiry included.
     applied = apply_inline(graph, findings, ALL_RULES, ran=ran)
     # cfn-lint reports on the template it lints: what is found in a nested template is
     # reported when that template is linted (alone, with its parameters' defaults)
-    applied.kept = [f for f in applied.kept if f.unit == file]
-    applied.notices = [n for n in applied.notices if n.loc.file == file]
+    applied.kept = [f for f in applied.kept if f.unit == file
+                    and not ignored(f.loc.file, f.rule, settings.per_file_ignores, settings.per_file_base)]
+    applied.notices = problems + [n for n in applied.notices if n.loc.file == file]
     return applied
+
+
+def configured(options: dict[str, dict] | None, file: str, cwd: str) -> tuple[Settings, list[Notice]]:
+    """The settings of fanout-lint's own configuration file (``.fanout-lint.toml`` or
+    ``[tool.fanout-lint]``, found from ``cwd`` upward as the command line finds it), so
+    that ``select``, ``ignore``, ``extend-*``, ``per-file-ignores`` and rule options are
+    written once for both. Options given through cfn-lint win over the file's. Severity
+    stays the rule's own: cfn-lint's level is the ID's first letter. A file that cannot
+    be used is a notice (``WFL000``) and the defaults apply."""
+    from fanout_lint.config import ConfigError, Flags, resolve
+
+    given = {rule: dict(values) for rule, values in (options or {}).items()}
+    try:
+        settings, _ = resolve(Flags(), ALL_RULES, cwd)
+    except ConfigError as exc:
+        notice = Notice(Loc(file, 1, 1), f"fanout-lint configuration not used: {exc}")
+        return Settings(options=given), [notice]
+    merged = {rule: dict(values) for rule, values in settings.options.items()}
+    for rule, values in given.items():
+        merged.setdefault(rule, {}).update(values)
+    return Settings(select=settings.select, ignore=settings.ignore, options=merged,
+                    per_file_ignores=settings.per_file_ignores, per_file_base=settings.per_file_base), []
 
 
 def _graph(data: dict, file: str):

@@ -7,9 +7,13 @@ cfn-lint instantiates every rule class at the top level of this module. There is
 class per fanout-lint rule, written out (a test checks each rule has exactly one); its
 cfn-lint ID is the rule's severity letter plus its ID (``EFL201``, ``WFL002``,
 ``IFL105``), so cfn-lint's levels, ``--ignore-checks``, ``Metadata: cfn-lint`` ignores and
-exit codes apply. Info rules run with ``--include-checks I``. ``WFL000`` carries
-fanout-lint's suppression notices. Only cfn-lint imports this module; the fanout-lint
-command line never does.
+exit codes apply. cfn-lint matches ``--ignore-checks`` against the start of the whole ID
+(``EFL201``, ``EFL2``; a bare ``FL201`` names nothing). Info rules run with
+``--include-checks I``. ``WFL000`` carries fanout-lint's suppression notices, and the
+notice that its configuration file could not be used: the plugin reads
+``.fanout-lint.toml`` (``cfnlint_adapter.configured``), so ``select``, ``ignore`` and
+``per-file-ignores`` are written once for both. Only cfn-lint imports this module; the
+fanout-lint command line never does.
 """
 
 from __future__ import annotations

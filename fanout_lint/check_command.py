@@ -81,6 +81,12 @@ def add_arguments(check) -> None:
     check.add_argument("--no-link", action="store_true",
                        help="lint every template alone: no Fn::ImportValue resolved through another template's "
                             "export, no nested stack read, no CDK assembly as one application")
+    check.add_argument("--var-file", action="append", default=[], metavar="FILE",
+                       help="a tfvars file every Terraform root unit reads after its terraform.tfvars and "
+                            "*.auto.tfvars, as terraform's -var-file (repeatable; later files win)")
+    check.add_argument("--stdin-filename", metavar="PATH", default=None,
+                       help="with - as the path: lint standard input as the content of PATH, a file of the "
+                            "repository (for editors)")
     check.add_argument("--no-cache", action="store_true",
                        help="parse every file, and neither read nor write the cache of parsed Terraform files "
                             "(off in CI anyway; it lives in $XDG_CACHE_HOME/fanout-lint)")
@@ -98,14 +104,18 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         fail_on="none" if args.exit_zero else args.fail_on,
         config=args.config,
         docs_url=args.docs_url,
+        extend_select=split(args.extend_select),
+        extend_ignore=split(args.extend_ignore),
+        var_files=tuple(args.var_file),
     )
     try:
         settings, path = resolve(flags, rules, os.getcwd())
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
-    for notice in settings.notices:  # a rule named by a former name
-        sys.stderr.write(clean(notice) + "\n")
+    if not getattr(args, "quiet", False):  # -q: findings and errors only
+        for notice in settings.notices:  # a rule named by a former name
+            sys.stderr.write(clean(notice) + "\n")
     return settings, path
 
 
@@ -126,6 +136,10 @@ def reports_of(args) -> list[Report]:
         raise UsageError("two reports name the same file")
     if args.write_baseline and args.report:
         raise UsageError("--write-baseline writes a baseline, not reports: run it without --report")
+    if args.write_baseline and args.output:
+        raise UsageError("--write-baseline writes a baseline, not a report: run it without --output")
+    if args.show_settings and args.format != "text":
+        raise UsageError("--show-settings prints text only; --format is for the findings")
     if args.statistics and args.format not in ("text", "json"):
         raise UsageError("--statistics is for --format text or json (write other formats with --report)")
     return reports
@@ -252,13 +266,17 @@ def _baselined(result: Result, args) -> Result | None:
     if _refused_read(args.baseline, args):
         return None
     try:
-        known = baseline.load(args.baseline)
+        entries = baseline.load_entries(args.baseline)
     except baseline.BaselineError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
-    result.findings, old = baseline.split(result.findings, known, args.repo_root)
+    result.findings, old = baseline.split(result.findings, frozenset(entries), args.repo_root)
     result.in_baseline = old
     result.baselined = len(old)
+    if not args.write_baseline and not getattr(args, "quiet", False):
+        line = baseline.stale_notice(entries, result, args.paths, args.repo_root, args.baseline)
+        if line:
+            sys.stderr.write(clean(line) + "\n")
     return result
 
 
@@ -288,7 +306,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
 
     reports = reports_of(args)
     main, further = reports[0], reports[1:]
-    if main.format != "github" and not any(r.format == "github" and r.path is None for r in further):
+    github_on_stdout = main.format == "github" or any(r.format == "github" and r.path is None for r in further)
+    if not github_on_stdout and not args.quiet:  # -q: findings and errors only
         for notice in result.notices:
             if not (notice.kind and args.quiet):  # -q hides the notes on what is not modelled
                 sys.stderr.write(f"{notice}\n")

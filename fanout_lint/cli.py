@@ -21,8 +21,10 @@ COMMANDS = ("check", "rules", "explain", "graph")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors exit 2 with one line, never a traceback
+        from fanout_lint.flag_hints import hints  # only for a usage error
+
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"fanout-lint: error: {clean(message)}\n")
+        sys.stderr.write(f"fanout-lint: error: {clean(message + hints(self, message))}\n")
         raise SystemExit(EXIT_ERROR)
 
     def _get_formatter(self):
@@ -76,6 +78,10 @@ def _check_options(check: argparse.ArgumentParser) -> None:
                        help="run only these rules (ID or name; repeat or comma-separate)")
     check.add_argument("--ignore", action="append", default=[], metavar="RULE",
                        help="do not run these rules (ID or name)")
+    check.add_argument("--extend-select", action="append", default=[], metavar="RULE",
+                       help="also run these rules, besides those select runs")
+    check.add_argument("--extend-ignore", action="append", default=[], metavar="RULE",
+                       help="also do not run these rules (as --ignore: it adds to the configuration's)")
     check.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                        help="skip paths matching this glob")
     check.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -239,7 +245,7 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args, startup: StartUp) -> int:
-    from fanout_lint.check_command import UsageError, finish, reports_of, settings_for
+    from fanout_lint.check_command import UsageError, reports_of, settings_for
     from fanout_lint.engine import lint_paths
     from fanout_lint.repository import repo_root
 
@@ -256,6 +262,25 @@ def _check(args, startup: StartUp) -> int:
     # a named template links with its repository: the git top level, else --repo-root
     settings = dataclasses.replace(settings, repo_root=args.repo_root, repo_root_given=given_root,
                                    link=not args.no_link)
+    if settings.var_files:
+        from fanout_lint.var_files import problem
+
+        unreadable = problem(settings.var_files, settings.config_var_files, args.repo_root, settings.per_file_base)
+        if unreadable:
+            sys.stderr.write(clean(f"fanout-lint: error: {unreadable}") + "\n")
+            return EXIT_ERROR
+    stdin = None
+    if args.stdin_filename is not None or "-" in args.paths:
+        from fanout_lint import standard_input
+
+        try:
+            named = standard_input.check_request(args.paths, args.stdin_filename, args.repo_root, args.fix)
+            stdin = (named, standard_input.read(getattr(sys.stdin, "buffer", None), named))
+        except standard_input.StdinError as exc:
+            sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
+            return EXIT_ERROR
+        args.paths = [named]
+        settings = dataclasses.replace(settings, jobs=1)  # the text is this process's
     try:
         reports = reports_of(args)
     except UsageError as exc:
@@ -282,6 +307,17 @@ def _check(args, startup: StartUp) -> int:
             if progress is not None:
                 progress.close()
 
+    if stdin is not None:  # the text stands in for the file until the run is reported
+        from fanout_lint.standard_input import substituted
+
+        with substituted(*stdin):
+            return _lint_and_report(args, rules, settings, lint)
+    return _lint_and_report(args, rules, settings, lint)
+
+
+def _lint_and_report(args, rules, settings, lint) -> int:
+    from fanout_lint.check_command import finish
+
     if args.fix or args.diff:
         from fanout_lint.check_command import run_fixes
 
@@ -296,9 +332,16 @@ def _progress(args):
 
 
 def _colour(choice: str) -> bool:
-    if choice == "always":
+    """``--color`` first; then, as CPython's own colour decides: a non-empty NO_COLOR
+    (no-color.org) turns colour off, else a non-empty FORCE_COLOR (force-color.org) turns
+    it on where standard output is no terminal (a CI log), else TERM=dumb turns it off."""
+    if choice in ("always", "never"):
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
         return True
-    if choice == "never" or os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+    if os.environ.get("TERM") == "dumb":
         return False
     return sys.stdout.isatty()
 

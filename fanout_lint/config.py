@@ -14,6 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 
+from fanout_lint.file_ignores import FileIgnore
 from fanout_lint.findings import Severity
 from fanout_lint.model.record import Record
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
-KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options", "docs-url")
+KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options", "docs-url",
+        "extend-select", "extend-ignore", "per-file-ignores", "var-files")
 # tomllib keeps, until the next table header, every prefix of every dotted key it has
 # read: a line with d dots costs about d*d/2 tuple slots (10,000 dots take 400 MB). The
 # sum of the squares of the dots per line bounds that cost; real files stay far below.
@@ -52,6 +54,10 @@ class FileConfig(Record):
     severity: dict[str, Severity] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     notices: tuple[str, ...] = ()  # rules named by a former name, with the file (and line)
+    extend_select: tuple[str, ...] = ()  # rule IDs added to ``select`` (ruff's extend-select)
+    extend_ignore: tuple[str, ...] = ()  # rule IDs added to ``ignore``
+    per_file_ignores: tuple[FileIgnore, ...] = ()  # globs relative to the file's directory
+    var_files: tuple[str, ...] = ()  # as written: relative to the file's directory
 
 
 def find_config(start: str) -> str | None:
@@ -246,6 +252,14 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
         config = replace(config, fail_on=_fail_on(table["fail-on"], reader))
     if "docs-url" in table:
         config = replace(config, docs_url=_docs_url(table["docs-url"], reader))
+    if "extend-select" in table:
+        config = replace(config, extend_select=_rule_ids(table["extend-select"], "extend-select", reader, rules))
+    if "extend-ignore" in table:
+        config = replace(config, extend_ignore=_rule_ids(table["extend-ignore"], "extend-ignore", reader, rules))
+    if "per-file-ignores" in table:
+        config = replace(config, per_file_ignores=_per_file_ignores(table["per-file-ignores"], reader, rules))
+    if "var-files" in table:
+        config = replace(config, var_files=_strings(table["var-files"], "var-files", reader))
     severity: dict[str, Severity] = {}
     for key, value in _table(table.get("severity", {}), "severity", reader).items():
         rule = _rule(key, "severity", reader, rules)
@@ -260,7 +274,7 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
 def _former_names(table: dict, reader: _Reader, rules: tuple[Rule, ...]) -> list[str]:
     """A notice, located like an error, for each rule the file names by a former name."""
     found = []
-    for section in ("select", "ignore"):
+    for section in ("select", "ignore", "extend-select", "extend-ignore"):
         value = table.get(section)
         for name in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
             notice = renamed(rules, name) if isinstance(name, str) else None
@@ -309,6 +323,16 @@ def _rule_ids(value: Any, key: str, reader: _Reader, rules: tuple[Rule, ...]) ->
             raise reader.error(name, unknown_rule(rules, name, f" in {key!r}"), quoted=True)
         ids.extend(r.id for r in found if r.id not in ids)
     return tuple(ids)
+
+
+def _per_file_ignores(value: Any, reader: _Reader, rules: tuple[Rule, ...]) -> tuple[FileIgnore, ...]:
+    """``"legacy/**" = ["FL201"]``: a glob and the rules (IDs, names, prefixes) it ignores."""
+    entries = []
+    for pattern, names in _table(value, "per-file-ignores", reader).items():
+        if not pattern.strip():
+            raise reader.error("per-file-ignores", "'per-file-ignores' has an empty pattern")
+        entries.append(FileIgnore(pattern, _rule_ids(names, pattern, reader, rules)))
+    return tuple(entries)
 
 
 def _fail_on(value: Any, reader: _Reader) -> str:
@@ -396,6 +420,9 @@ class Flags(Record):
     fail_on: str | None = None  # error, warning, info or none
     config: str | None = None
     docs_url: str | None = None
+    extend_select: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
+    var_files: tuple[str, ...] = ()  # relative to the current directory
 
 
 def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
@@ -403,23 +430,35 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
 
     ``--select`` replaces the file's ``select`` and takes back what the file ignores;
     ``--ignore`` and ``--exclude`` add to the file's; ``--fail-on`` replaces its ``fail-on``.
+    ``extend-select`` adds to the file's ``select``, and ``--extend-select`` to whichever
+    is in force (nothing to add when it is empty: every rule runs); ``--select`` replaces
+    the file's ``extend-select`` too, as in ruff. ``extend-ignore`` adds to ``ignore``;
+    ``--extend-select`` also takes back what the file ignores, as ``--select`` does. The var files are the file's
+    ``var-files`` (relative to its directory), then each ``--var-file``, in that order.
     """
-    for key in flags.select + flags.ignore:
+    for key in flags.select + flags.ignore + flags.extend_select + flags.extend_ignore:
         if not match_rules(rules, key):
             raise ConfigError(unknown_rule(rules, key))
     path = flags.config if flags.config is not None else find_config(cwd)
     config = load_config(path, rules) if path else FileConfig(path="")
     cli_select = _ids(rules, flags.select)
-    cli_ignore = _ids(rules, flags.ignore)
+    cli_ignore = _ids(rules, flags.ignore) + _ids(rules, flags.extend_ignore)
+    cli_extend = _ids(rules, flags.extend_select)
+    # as in ruff, --select replaces the file's select and its extend-select
     select = cli_select or config.select or ()
-    ignore = tuple(i for i in config.ignore if i not in cli_select) + cli_ignore
+    extended = cli_extend if cli_select else config.extend_select + cli_extend
+    if select:
+        select += tuple(dict.fromkeys(i for i in extended if i not in select))
+    taken_back = cli_select + cli_extend
+    ignore = tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back) + cli_ignore
     level = flags.fail_on or config.fail_on
     try:
         fail_on = parse_fail_on(level) if level else Severity.WARNING
     except ValueError as exc:
         raise ConfigError(f"--fail-on: {exc}") from None
-    flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in flags.select + flags.ignore)
-                         if n)
+    named = flags.select + flags.ignore + flags.extend_select + flags.extend_ignore
+    flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in named) if n)
+    base = os.path.dirname(path) if path else ""
     settings = Settings(
         select=select,
         ignore=ignore,
@@ -429,6 +468,10 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         fail_on=fail_on,
         notices=config.notices + flag_notices,
         docs_url=flags.docs_url or config.docs_url,
+        per_file_ignores=config.per_file_ignores,
+        per_file_base=base or cwd,
+        var_files=tuple(os.path.join(base, v) for v in config.var_files) + flags.var_files,
+        config_var_files=len(config.var_files),
     )
     return settings, path
 

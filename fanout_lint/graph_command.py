@@ -13,6 +13,7 @@ import sys
 from fanout_lint.untrusted import clean
 
 FORMATS = ("mermaid", "dot", "json", "markdown")
+DEFAULT_HOPS = 2
 EXIT_OK, EXIT_ERROR = 0, 2
 
 
@@ -21,8 +22,10 @@ def add_options(graph) -> None:
     graph.add_argument("--format", choices=FORMATS, default="mermaid")
     graph.add_argument("--focus", metavar="RESOURCE",
                        help="draw only this resource (logical ID or Terraform address) and its neighbourhood")
-    graph.add_argument("--hops", type=int, default=2, metavar="N",
+    graph.add_argument("--hops", type=int, default=None, metavar="N",
                        help="with --focus: how many resources away to draw (default: 2)")
+    graph.add_argument("--output", "-o", metavar="FILE",
+                       help="write the graph to FILE instead of standard output")
     graph.add_argument("--select", action="append", default=[], metavar="RULE",
                        help="show findings of these rules only (ID or name)")
     graph.add_argument("--ignore", action="append", default=[], metavar="RULE",
@@ -44,7 +47,10 @@ def run(args) -> int:
     from fanout_lint.report import topology
     from fanout_lint.rules import ALL_RULES
 
-    if args.hops < 0:
+    if args.hops is not None and args.focus is None:
+        return _fail("--hops applies only with --focus RESOURCE (the whole topology is drawn otherwise)")
+    hops = DEFAULT_HOPS if args.hops is None else args.hops
+    if hops < 0:
         return _fail("--hops must be 0 or more")
     # the same configuration as `check`, so the graph shows the findings the gate sees
     flags = Flags(select=_split(args.select), ignore=_split(args.ignore), exclude=_split(args.exclude),
@@ -55,6 +61,14 @@ def run(args) -> int:
         return _fail(str(exc))
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
+    if settings.var_files:  # the configuration's: held to the repository as in check
+        from fanout_lint.repository import repo_root
+        from fanout_lint.var_files import problem
+
+        unreadable = problem(settings.var_files, settings.config_var_files, repo_root(None, os.getcwd()),
+                             settings.per_file_base)
+        if unreadable:
+            return _fail(unreadable)
     result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:
@@ -65,8 +79,17 @@ def run(args) -> int:
 
             hint = suggestion(sorted({n.resource for n in view.nodes}), args.focus)
             return _fail(f"no resource {args.focus!r} in the topology{hint}")
-        view = topology.focus(view, args.focus, args.hops)
-    sys.stdout.write(render(view, args.format, args.docs_url or settings.docs_url or RULE_DOCS_URL))
+        view = topology.focus(view, args.focus, hops)
+    drawn = render(view, args.format, args.docs_url or settings.docs_url or RULE_DOCS_URL)
+    if args.output:
+        from fanout_lint.regular_files import write_atomic
+
+        try:
+            write_atomic(args.output, drawn.encode("utf-8"))  # a failed write keeps the old file
+        except OSError as exc:
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
+    else:
+        sys.stdout.write(drawn)
     for error in result.errors:
         sys.stderr.write(f"{error}\n")
     return EXIT_ERROR if result.errors else EXIT_OK

@@ -46,6 +46,11 @@ _READ_FLAGS = (
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1 * MIB
+# Text that stands in for a file's content on disk, by the file's resolved path: what an
+# editor sends on standard input with ``--stdin-filename``. The module's only state: the
+# command line sets it around one serial run (``standard_input.substituted``), and it is
+# empty otherwise.
+_SUBSTITUTED: dict[str, bytes] = {}
 
 
 class FileTooLarge(OSError):
@@ -72,8 +77,15 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     FIFO blocks) and again on the opened descriptor, in case the path changed in between.
     At most ``limit + 1`` bytes are read, so a file that grows after the check is still
     refused, not read to its end. ``follow`` False: a symbolic link at ``path`` is refused,
-    and the file is opened without following one (``confine.py``).
+    and the file is opened without following one (``confine.py``). A file whose content
+    came on standard input is that content, under the same limit.
     """
+    if _SUBSTITUTED:
+        data = _substitute(path)
+        if data is not None:
+            if len(data) > limit:
+                raise FileTooLarge(path, len(data), limit)
+            return data
     if follow:
         _require_regular(os.stat(path), path)
     else:
@@ -102,6 +114,11 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     if total > limit:
         raise FileTooLarge(path, total, limit)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _substitute(path: str) -> bytes | None:
+    resolved = resolved_path(path)
+    return _SUBSTITUTED.get(resolved) if resolved is not None else None
 
 
 def _require_regular(info: os.stat_result, path: str) -> None:

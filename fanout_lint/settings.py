@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from fanout_lint.file_ignores import FileIgnore
 from fanout_lint.findings import Severity
 from fanout_lint.model.record import Record
 from fanout_lint.parse_cache import ParseCache
@@ -47,6 +48,15 @@ class Settings(Record):
     link_repository: bool = True
     repo_root: str = "."
     repo_root_given: bool = False  # --repo-root was given: outside git, it is the repository to link with
+    # ``per-file-ignores``: rules not reported in the files a glob matches, the globs
+    # relative to ``per_file_base`` (the configuration file's directory)
+    per_file_ignores: tuple[FileIgnore, ...] = ()
+    per_file_base: str = "."
+    # tfvars files every Terraform root unit of the run reads after its own
+    # terraform.tfvars and *.auto.tfvars, in this order (as -var-file); the first
+    # ``config_var_files`` come from the configuration file
+    var_files: tuple[str, ...] = ()
+    config_var_files: int = 0
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

@@ -50,8 +50,13 @@ def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: st
         f"ignore: {_list(settings.ignore) or '(none)'}",
         f"exclude: {_list(settings.exclude) or '(none)'}",
         f"docs-url: {docs_url}",
-        "rules:",
     ]
+    # said only when set, so a run without them shows what it always showed
+    for entry in settings.per_file_ignores:
+        lines.append(f"per-file-ignores: {entry.pattern} = {_list(entry.rules)}")
+    if settings.var_files:
+        lines.append(f"var-files: {_list(settings.var_files)}")
+    lines.append("rules:")
     for row in rule_rows(rules, settings):
         options = " ".join(f"{k}={_plain(v)}" for k, v in row["options"].items())
         state = "on " if row["enabled"] else "off"

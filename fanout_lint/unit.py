@@ -15,6 +15,7 @@ from fanout_lint.applications import file_key
 from fanout_lint.budget import BudgetExceeded
 from fanout_lint.cdk_hints import where_in_cdk
 from fanout_lint.discover import Candidate
+from fanout_lint.file_ignores import ignored
 from fanout_lint.findings import Finding, LoadError, Related, Result
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.graph import Graph
@@ -75,7 +76,7 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         if candidate.kind == "application":
             graphs, errors, notices = _load_application(candidate)
         else:
-            graphs, errors = load_candidate(candidate, settings.cache)
+            graphs, errors = load_candidate(candidate, settings.cache, settings.var_files)
     except BudgetExceeded as exc:  # hostile or runaway input: this unit only
         return Result(errors=[LoadError(exc.file or candidate.path, exc.line, exc.message)])
     except RecursionError:
@@ -97,6 +98,9 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         if len(graph.members) > 1:
             findings = list(dict.fromkeys(findings))  # a template nested twice finds the same twice
         applied = apply_inline(graph, findings, rules, settings.today, ran=enabled_rules(rules, settings))
+        if settings.per_file_ignores:
+            applied.kept = [f for f in applied.kept
+                            if not ignored(f.loc.file, f.rule, settings.per_file_ignores, settings.per_file_base)]
         if reported is not None:
             _keep_reported(applied, reported)
         result.units += len(graph.members) if reported is None else sum(

@@ -233,3 +233,44 @@ def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports():
     run = _cfn_lint("--ignore-checks", *BUILTIN, "--", *paths)
     assert "Traceback" not in run.stderr, run.stderr
     assert _matches(run.stdout) == {(os.path.realpath(paths[0]), 9, "EFL202")}
+
+
+def _cfn_lint_in(directory, *args: str) -> subprocess.CompletedProcess:
+    executable = shutil.which("cfn-lint", path=os.path.dirname(sys.executable)) or shutil.which("cfn-lint")
+    return subprocess.run([executable, "-a", PLUGIN, "-f", "parseable", "--ignore-checks", *BUILTIN, *args],
+                          cwd=directory, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
+def test_the_plugin_reads_fanout_lints_own_configuration(tmp_path):
+    shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "stack.yaml")
+    (tmp_path / "legacy").mkdir()
+    shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "legacy" / "old.yaml")
+    shutil.copy(os.path.join(FIXTURES, "raw-delivery-off", "cfn_fires.yaml"), tmp_path / "topics.yaml")
+    files = ("--", "stack.yaml", "legacy/old.yaml", "topics.yaml")
+    everything = {(name, rule) for name, _, rule in _lines_by_file(_cfn_lint_in(tmp_path, *files).stdout)}
+    assert everything == {("stack.yaml", "EFL201"), ("legacy/old.yaml", "EFL201"), ("topics.yaml", "WFL002")}
+    (tmp_path / ".fanout-lint.toml").write_text(
+        'ignore = ["raw-delivery-off"]\n[per-file-ignores]\n"legacy/**" = ["FL2"]\n', encoding="utf-8")
+    run = _cfn_lint_in(tmp_path, *files)
+    assert {(name, rule) for name, _, rule in _lines_by_file(run.stdout)} == {("stack.yaml", "EFL201")}
+    assert run.returncode == 2
+    # a configuration fanout-lint refuses is said once per template, and not used
+    (tmp_path / ".fanout-lint.toml").write_text('ignore = ["shared-queu"]\n', encoding="utf-8")
+    run = _cfn_lint_in(tmp_path, "--", "stack.yaml")
+    found = _lines_by_file(run.stdout)
+    assert ("stack.yaml", 1, "WFL000") in found and ("stack.yaml", 5, "EFL201") in found
+    assert "fanout-lint configuration not used" in run.stdout and "did you mean shared-queue?" in run.stdout
+
+
+def test_ignore_checks_matches_the_whole_cfn_lint_id_by_prefix(tmp_path):
+    # cfn-lint ignores a rule whose ID starts with an --ignore-checks value, and takes the
+    # level from the ID's first letter: FL201 alone names no cfn-lint rule, EFL201 and
+    # EFL2 (every FL2xx error rule) do
+    shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "stack.yaml")
+    rules = {rule for _, _, rule in _lines_by_file(_cfn_lint_in(tmp_path, "FL201", "--", "stack.yaml").stdout)}
+    assert rules == {"EFL201"}
+    assert _lines_by_file(_cfn_lint_in(tmp_path, "EFL2", "--", "stack.yaml").stdout) == []
+
+
+def _lines_by_file(output: str) -> list[tuple[str, int, str]]:
+    return [(m["file"], int(m["line"]), m["rule"]) for m in map(ANY_LINE.match, output.splitlines()) if m]

@@ -51,9 +51,11 @@ def _may_be_read(text: str, syntax: str) -> bool:
     return False
 
 
-def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tuple[list[Graph], list[LoadError]]:
+def load_candidate(candidate: Candidate, cache: ParseCache | None = None,
+                   var_files: tuple[str, ...] = ()) -> tuple[list[Graph], list[LoadError]]:
     """``cache``: parsed files of this run and of earlier ones (``parse_cache.py``), or
-    None to parse every file."""
+    None to parse every file; ``var_files``: tfvars a Terraform unit reads after its own
+    (``--var-file``)."""
     if candidate.kind == "terraform":
         from fanout_lint.loaders.terraform import load_terraform_dir  # HCL parser only when needed
 
@@ -64,7 +66,7 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None) -> tup
         collecting = gc.isenabled()
         gc.disable()
         try:
-            return load_terraform_dir(candidate.path, cache, candidate.root)
+            return load_terraform_dir(candidate.path, cache, candidate.root, var_files)
         finally:
             if collecting:
                 gc.enable()

@@ -57,12 +57,14 @@ _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
 def load_terraform_dir(path: str, cache: ParseCache | None = None,
-                       root: str | None = None) -> tuple[list[Graph], list[LoadError]]:
+                       root: str | None = None,
+                       var_files: tuple[str, ...] = ()) -> tuple[list[Graph], list[LoadError]]:
     """``root``: the repository local modules are confined to (``confine.py``; None: the
-    one ``confine.Roots`` gives a path named alone)."""
+    one ``confine.Roots`` gives a path named alone). ``var_files``: tfvars read after the
+    directory's own, as ``-var-file``."""
     from fanout_lint.confine import Roots
 
-    unit, root = load_unit(path, cache, Roots().of(path) if root is None else root)
+    unit, root = load_unit(path, cache, Roots().of(path) if root is None else root, var_files)
     if root is None or unit.incomplete:
         return [], unit.errors
     linker = Linker({address: r.type for address, r in unit.resources.items()})

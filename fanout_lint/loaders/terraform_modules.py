@@ -92,10 +92,13 @@ class UnitState(Record):
     root: str = "."  # the repository: local modules are read only inside it (confine.py)
 
 
-def load_unit(path: str, cache: ParseCache | None = None, root: str = ".") -> tuple[UnitState, "Module | None"]:
+def load_unit(path: str, cache: ParseCache | None = None, root: str = ".",
+              var_files: tuple[str, ...] = ()) -> tuple[UnitState, "Module | None"]:
+    """``var_files``: tfvars read after the directory's own, as ``-var-file`` (a root
+    module's only: a called module gets its inputs from the call)."""
     unit = UnitState(path, cache=cache, root=root)
     files = _read_dir(unit, path, root=True)
-    tfvars = _read_tfvars(unit, path)
+    tfvars = _read_tfvars(unit, path, var_files)
     if unit.incomplete:
         return unit, None
     root = Module(unit, path, "", files, inputs={}, tfvars=tfvars, chain=(os.path.realpath(path),))
@@ -174,18 +177,18 @@ def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclF
     return hcl
 
 
-def _read_tfvars(unit: UnitState, directory: str) -> dict[str, Value]:
+def _read_tfvars(unit: UnitState, directory: str, var_files: tuple[str, ...] = ()) -> dict[str, Value]:
     try:
         names = os.listdir(directory)
     except OSError:
         return {}
-    # Terraform's order: terraform.tfvars, then *.auto.tfvars in lexical order.
+    # Terraform's order: terraform.tfvars, then *.auto.tfvars in lexical order, then each
+    # -var-file in the order given; a later file's value wins.
     ordered = [n for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
     ordered += sorted(n for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json")))
     values: dict[str, Value] = {}
-    for name in ordered:
-        file = os.path.join(directory, name)
-        if name.endswith(".json"):
+    for file in [os.path.join(directory, name) for name in ordered] + list(var_files):
+        if file.endswith(".json"):
             loaded = _json_tfvars(unit, file)
         else:
             hcl = _parse_file(unit, file)
