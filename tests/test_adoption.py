@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SHARED_QUEUE = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
 RAW_DELIVERY = os.path.join(FIXTURES, "raw-delivery-off", "cfn_fires.yaml")  # warnings only
-SCHEMA = os.path.join(ROOT, "..", "shared", "schemas", "sarif-schema-2.1.0.json")
+SCHEMA = os.path.join(ROOT, "tests", "schemas", "sarif-schema-2.1.0.json")  # the OASIS schema, as published
 # GitLab's Code Quality report: the fields a merge request reads, and the severities it knows
 GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
 
@@ -144,8 +144,8 @@ def _rules_of(document) -> dict:
     return {r["id"]: r for r in document["runs"][0]["tool"]["driver"]["rules"]}
 
 
-def test_sarif_ranks_the_security_rules_and_pins_help_to_the_release(work, capsys):
-    from fanout_lint import __version__
+def test_sarif_ranks_the_security_rules_and_links_help_to_pages_that_exist(work, capsys):
+    from fanout_lint.links import PROJECT_URL
 
     _, out, _ = run(capsys, "stack.yaml", "--format", "sarif")
     rules = _rules_of(json.loads(out))
@@ -153,7 +153,11 @@ def test_sarif_ranks_the_security_rules_and_pins_help_to_the_release(work, capsy
         assert "security" in rules[rule_id]["properties"]["tags"]
         assert 7.0 <= float(rules[rule_id]["properties"]["security-severity"]) < 9.0
     assert "security-severity" not in rules["FL201"]["properties"]
-    assert f"/blob/v{__version__}/docs/rules/shared-queue.md" in rules["FL201"]["helpUri"]
+    # no release is tagged yet: the default branch's pages, each a file of this repository
+    prefix = f"{PROJECT_URL}/blob/main/"
+    for rule in rules.values():
+        assert rule["helpUri"].startswith(prefix), rule["helpUri"]
+        assert os.path.isfile(os.path.join(ROOT, rule["helpUri"][len(prefix):])), rule["helpUri"]
     _, out, _ = run(capsys, "stack.yaml", "--format", "sarif", "--docs-url", "https://docs.example/rules/")
     assert _rules_of(json.loads(out))["FL201"]["helpUri"] == "https://docs.example/rules/shared-queue.md"
     (work / ".fanout-lint.toml").write_text('docs-url = "https://mirror.example/r/"\n', encoding="utf-8")
@@ -174,13 +178,12 @@ def test_sarif_carries_baselined_results_with_their_baseline_state(work, capsys)
     assert all(r["suppressions"] == [{"kind": "external", "justification": "recorded in the baseline"}]
                for r in unchanged)
     assert code == 1  # the new ones still gate
-    if os.path.exists(SCHEMA):
-        import jsonschema
+    import jsonschema
 
-        with open(SCHEMA, encoding="utf-8") as handle:
-            schema = json.load(handle)
-        errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(json.loads(out)))
-        assert not errors, [e.message for e in errors[:5]]
+    with open(SCHEMA, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(json.loads(out)))
+    assert not errors, [e.message for e in errors[:5]]
 
 
 # -- suppression hygiene ------------------------------------------------------------------
