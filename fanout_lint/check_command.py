@@ -319,8 +319,8 @@ def _say_what_was_written(result: Result, main: Report, further: list[Report], a
 def nothing_linted(result: Result) -> list[str]:
     """What a run that linted no unit says: which files it passed over, and why."""
     if not result.skipped:
-        return ["fanout-lint: nothing to lint: no CloudFormation template, Terraform directory or plan "
-                "in the paths given"]
+        return ["fanout-lint: nothing to lint: no CloudFormation template, Serverless Framework service, "
+                "Terraform or OpenTofu directory or plan in the paths given"]
     count = len(result.skipped)
     lines = [f"fanout-lint: nothing linted; {count} file{'s' if count != 1 else ''} skipped:"]
     lines += [f"  {skipped}" for skipped in result.skipped[:MAX_SKIPPED_SHOWN]]

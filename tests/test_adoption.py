@@ -309,10 +309,10 @@ def test_a_run_that_lints_nothing_says_what_it_skipped_and_why(work, capsys):
     assert lines[0] == "fanout-lint: nothing linted; 5 files skipped:"
     assert "  app/serverless.ts: Serverless Framework configuration in TypeScript or JavaScript: not read" in lines
     assert "  app/functions.yml: Serverless Framework service for another provider than aws" in lines  # by content
-    assert "  app/ci.yml: not a CloudFormation template or Terraform plan" in lines
+    assert "  app/ci.yml: not a CloudFormation template, Serverless Framework service or Terraform plan" in lines
     assert any(line.startswith("  app/infra/prod.tfvars: Terraform reads this .tfvars only with -var-file")
                for line in lines)
-    assert "  app/infra/terraform.tfvars: variables for a directory without .tf files" in lines
+    assert "  app/infra/terraform.tfvars: variables for a directory without .tf or .tofu files" in lines
     assert run(capsys, "app", "-q")[2] == ""
 
 
@@ -449,7 +449,7 @@ def test_hostile_names_of_skipped_files_are_shown_safely(tmp_path, capsys, monke
     assert code == 0
     assert_safe(out)
     assert_safe(err)
-    assert "x\\x0a::error::forged.ts: not a template or Terraform file (by its name)" in err
+    assert "x\\x0a::error::forged.ts: not a template, Terraform or OpenTofu file (by its name)" in err
 
 
 def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions():
