@@ -262,6 +262,43 @@ def test_a_terraform_suppression_above_a_module_block_is_a_notice(work, capsys):
     assert "infra/main.tf:6:1: warning: suppression of FL101 is on no resource block" in err
 
 
+_SERVICE = """service: orders
+provider:
+  name: aws
+functions:
+  # fanout-lint: ignore=batch-item-failures-off -- the handler reports failures itself
+  worker:
+    handler: h.main
+    events:
+      - sqs:
+          arn: !GetAtt Jobs.Arn
+resources:
+  Resources:
+    # fanout-lint: ignore=missing-dlq -- not read here
+    Jobs:
+      Type: AWS::SQS::Queue
+"""
+
+
+def test_a_comment_suppression_where_comments_are_not_read_is_a_notice(work, capsys):
+    text = (work / "stack.yaml").read_text(encoding="utf-8")
+    marker = "  OrdersQueue:\n"
+    assert marker in text
+    (work / "stack.yaml").write_text(text.replace(marker, "  # fanout-lint: ignore=shared-queue -- by design\n" + marker),
+                                     encoding="utf-8")
+    (work / "svc").mkdir()
+    (work / "svc" / "serverless.yml").write_text(_SERVICE, encoding="utf-8")
+    code, out, err = run(capsys, "stack.yaml", "svc", "--select", "shared-queue,missing-dlq,batch-item-failures-off")
+    assert code == 1 and "FL201 [error]" in out and "FL101 [error]" in out  # neither is suppressed
+    line = 1 + text[:text.index(marker)].count("\n")
+    assert (f"stack.yaml:{line}:1: warning: suppression of shared-queue is a comment, which CloudFormation "
+            "templates do not read, so it suppresses nothing: write it in the resource's Metadata") in err
+    assert ("svc/serverless.yml:13:1: warning: suppression of missing-dlq is on no function or event, so it "
+            "suppresses nothing") in err and "resources.Resources takes CloudFormation's Metadata form" in err
+    assert "serverless.yml:5:1" not in err  # above a function: read, and it suppressed FL204
+    assert "FL204" not in out
+
+
 def test_unknown_rules_get_suggestions_everywhere(work, capsys):
     code, _, err = run(capsys, "stack.yaml", "--select", "shared-queu")
     assert code == 2 and "unknown rule 'shared-queu' (did you mean shared-queue?)" in err
