@@ -362,8 +362,8 @@ def nothing_linted(result: Result) -> list[str]:
     if not result.skipped:
         if result.errors:
             return []
-        return ["fanout-lint: nothing to lint: no CloudFormation template, Terraform directory or plan "
-                "in the paths given"]
+        return ["fanout-lint: nothing to lint: no CloudFormation template, Serverless Framework service, "
+                "Terraform or OpenTofu directory or plan in the paths given"]
     count = len(result.skipped)
     lines = [f"fanout-lint: nothing linted; {count} file{'s' if count != 1 else ''} skipped:"]
     lines += [f"  {skipped}" for skipped in result.skipped[:MAX_SKIPPED_SHOWN]]

@@ -50,7 +50,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     its translated help texts, at every start."""
     parser = _Parser(
         prog="fanout-lint",
-        description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation and Terraform.",
+        description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation (SAM, CDK output), "
+                    "Serverless Framework, Terraform and OpenTofu.",
     )
     parser.add_argument("--version", action="version", version=f"fanout-lint {__version__}")
     # every command in the usage line, also of a parser that knows only the one that runs
@@ -67,7 +68,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _check_options(check: argparse.ArgumentParser) -> None:
-    check.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    check.add_argument("paths", nargs="*", default=["."],
+                       help="files or directories (default: .): CloudFormation, SAM and CDK output templates, "
+                            "serverless.yml, Terraform and OpenTofu directories, plan JSON")
     from fanout_lint import check_command
 
     check.add_argument("--format", choices=check_command.FORMATS, default="text")

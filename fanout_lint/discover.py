@@ -196,7 +196,7 @@ def _classify_file(path: str, skipped: list[Skipped], root: str) -> Candidate | 
             return Candidate(directory, "terraform", root)  # it sets the directory's variables
     if reason is None and lower.endswith(CFN_SUFFIXES):
         return Candidate(path, "cloudformation", root)
-    skipped.append(Skipped(path, reason or "not a template or Terraform file (by its name)"))
+    skipped.append(Skipped(path, reason or "not a template, Terraform or OpenTofu file (by its name)"))
     return None
 
 

@@ -36,6 +36,12 @@ def add_options(graph) -> None:
                        help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint])")
     graph.add_argument("--docs-url", default=None, metavar="URL",
                        help="markdown: where the rule pages are, <URL><rule-name>.md (default: the project's pages)")
+    # as `check` takes them, so that a summary drawn beside a gate shows the findings it gates on
+    graph.add_argument("--baseline", metavar="FILE", help="show only findings not recorded in this baseline")
+    graph.add_argument("--repo-root", metavar="DIR", default=None,
+                       help="the repository root, for baseline fingerprints and linking (default: the git top level, else .)")
+    graph.add_argument("--no-link", action="store_true",
+                       help="draw every template alone, as check --no-link lints it")
 
 
 def run(args) -> int:
@@ -61,15 +67,27 @@ def run(args) -> int:
         return _fail(str(exc))
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
+    import dataclasses
+
+    from fanout_lint.repository import repo_root
+
+    root = repo_root(args.repo_root, os.getcwd())
+    settings = dataclasses.replace(settings, repo_root=root, repo_root_given=args.repo_root is not None,
+                                   link=not args.no_link)
     if settings.var_files:  # the configuration's: held to the repository as in check
-        from fanout_lint.repository import repo_root
         from fanout_lint.var_files import problem
 
-        unreadable = problem(settings.var_files, settings.config_var_files, repo_root(None, os.getcwd()),
-                             settings.per_file_base)
+        unreadable = problem(settings.var_files, settings.config_var_files, root, settings.per_file_base)
         if unreadable:
             return _fail(unreadable)
-    result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True)
+    known = _baseline(args.baseline)
+    if known is None:
+        return EXIT_ERROR
+    result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True, root=root)
+    if args.baseline:
+        from fanout_lint.baseline import split
+
+        result.findings = split(result.findings, known, root)[0]
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:
         if not topology.matching(view, args.focus):
@@ -93,6 +111,19 @@ def run(args) -> int:
     for error in result.errors:
         sys.stderr.write(f"{error}\n")
     return EXIT_ERROR if result.errors else EXIT_OK
+
+
+def _baseline(path: str | None) -> frozenset[str] | None:
+    """The baseline's fingerprints (empty without one); None after printing its error."""
+    if not path:
+        return frozenset()
+    from fanout_lint import baseline
+
+    try:
+        return baseline.load(path)
+    except baseline.BaselineError as exc:
+        _fail(str(exc))
+        return None
 
 
 def render(view, fmt: str, docs_url: str) -> str:

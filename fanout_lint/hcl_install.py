@@ -15,9 +15,14 @@ from __future__ import annotations
 import os
 
 from fanout_lint.findings import LoadError
+from fanout_lint.links import INSTALL_SOURCE
 
 OURS = "python-hcl2"
-ADVICE = "install fanout-lint in an environment of its own (pipx install fanout-lint, or a virtualenv)"
+# Commands that work today: the package is installed from its repository until it is on PyPI.
+ADVICE = (f"install fanout-lint in an environment of its own (pipx install {INSTALL_SOURCE}, "
+          f"or a virtual environment for it alone)")
+CHECKOV_ADVICE = (f"fanout-lint and checkov cannot share an environment, in either order: give each its own "
+                  f"(pipx install {INSTALL_SOURCE}, and pipx install checkov; or a virtual environment per tool)")
 
 
 def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
@@ -72,7 +77,7 @@ def explain(exc: Exception) -> str:
     if shadow is not None:
         name, version = shadow
         return (f"the module hcl2 installed here is {name} {version}'s, not {OURS}'s: both install a module "
-                f"named hcl2 and the last one installed wins (checkov depends on {name}); {ADVICE}")
+                f"named hcl2 and the last one installed wins (checkov depends on {name}); {CHECKOV_ADVICE}")
     if not _installed(OURS):
         return f"{OURS} is not installed (cannot import hcl2: {exc}); {ADVICE}"
     return f"cannot load the HCL parser ({type(exc).__name__}: {exc}); {ADVICE}"

@@ -1,18 +1,20 @@
 """Where the project and its rule pages live; SARIF ``helpUri`` and docs links use these.
 
-The rule pages are those of the release that runs: a rule's page on the default branch
-may already describe a newer rule than the one that made the finding. ``--docs-url`` and
-the ``docs-url`` setting point them elsewhere (a fork, an internal mirror).
+No release is tagged yet, so the rule pages are those of the default branch, the only
+address that exists for every install (from a commit, a clone or an archive). From the
+first release on, ``RULE_REF`` becomes the release's tag (``f"v{__version__}"``), so that
+a finding links to the page of the rule that made it, not a newer one. ``--docs-url`` and
+the ``docs-url`` setting point them elsewhere (a fork, an internal mirror, a commit).
 """
 
 from __future__ import annotations
 
-from fanout_lint import __version__
-
 PROJECT_URL = "https://github.com/fanout-lint/fanout-lint"
-RELEASE_TAG = f"v{__version__}"
-# the generated rule pages, docs/rules/<rule name>.md at this release's tag
-RULE_DOCS_URL = f"{PROJECT_URL}/blob/{RELEASE_TAG}/docs/rules/"
+RULE_REF = "main"  # the first release: f"v{__version__}"
+# the generated rule pages, docs/rules/<rule name>.md
+RULE_DOCS_URL = f"{PROJECT_URL}/blob/{RULE_REF}/docs/rules/"
+# what to install while the package is not on PyPI: the repository itself
+INSTALL_SOURCE = f"git+{PROJECT_URL}"
 
 
 def rule_url(rule_name: str, docs_url: str | None = None) -> str:

@@ -85,7 +85,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
         if key not in used and _ran(suppression, rules, ran_ids):
             notices[Notice(suppression.loc or Loc(graph.unit.path, 1, 1), _unused(suppression, rules))] = None
     for loc, text, rule_keys, block in _orphan_comments(graph, on_resources):
-        notices[Notice(loc, _orphan(rule_keys, block))] = None
+        notices[Notice(loc, _orphan(rule_keys, block, graph.unit.format))] = None
     applied.notices.extend(notices)
     return applied
 
@@ -193,13 +193,19 @@ def file_suppressions(graph: Graph) -> list[Suppression]:
     return found
 
 
+# Where an ``ignore=`` comment is read: Terraform above or in a block, a Serverless service
+# above a function or an event. A CloudFormation template reads none (its suppressions are
+# Metadata), so there every one is a notice, as a Terraform comment on no block is.
+_COMMENTS_READ = ("terraform", "serverless", "cloudformation")
+
+
 def _orphan_comments(graph: Graph, on_resources: list[Suppression]):
-    """Terraform ``ignore=`` comments no resource took: (loc, text, rules, next block)."""
-    if graph.unit.format != "terraform":
+    """``ignore=`` comments no resource took: (loc, text, rules, next block)."""
+    if graph.unit.format not in _COMMENTS_READ:
         return
     taken = {(s.loc.file, s.loc.line) for s in on_resources if s.loc is not None and s.syntax == "comment"}
     for file, text in (graph.sources or {}).items():
-        if MARK not in text:
+        if MARK not in text or file.lower().endswith(".json"):  # JSON has no comments
             continue
         lines = text.splitlines()
         for number, comment in _comment_lines(text):
@@ -233,7 +239,16 @@ def _next_block(lines: list[str], number: int) -> str:
     return ""
 
 
-def _orphan(rules: str, block: str) -> str:
+def _orphan(rules: str, block: str, unit_format: str = "terraform") -> str:
+    if unit_format == "cloudformation":
+        return (f"suppression of {rules} is a comment, which CloudFormation templates do not read, so it "
+                "suppresses nothing: write it in the resource's Metadata (`Metadata: {fanout-lint: {ignore: "
+                f"[{{rule: {rules}, reason: ...}}]}}}}`)")
+    if unit_format == "serverless":
+        return (f"suppression of {rules} is on no function or event, so it suppresses nothing: write it on the "
+                "line above a function's key or an event's item; a resource of resources.Resources takes "
+                "CloudFormation's Metadata form (`Metadata: {fanout-lint: {ignore: "
+                f"[{{rule: {rules}, reason: ...}}]}}}}`)")
     if block == "module":
         return (f"suppression of {rules} is above a module block, where it suppresses nothing: put it on "
                 "the resource inside the module's files (`# fanout-lint: ignore=...` on the line above "

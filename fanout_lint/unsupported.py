@@ -55,14 +55,14 @@ BY_CONTENT = (
     )),
 )
 
-NOT_A_TEMPLATE = "not a CloudFormation template or Terraform plan"
+NOT_A_TEMPLATE = "not a CloudFormation template, Serverless Framework service or Terraform plan"
 # Terraform reads these by itself; any other .tfvars only with -var-file, which a run is
 # told with --var-file
 AUTO_TFVARS = ("terraform.tfvars", "terraform.tfvars.json")
 AUTO_TFVARS_SUFFIXES = (".auto.tfvars", ".auto.tfvars.json")
 TFVARS_NOT_AUTO = ("Terraform reads this .tfvars only with -var-file; only terraform.tfvars and *.auto.tfvars "
                    "apply by themselves (give this one with --var-file)")
-TFVARS_WITHOUT_TF = "variables for a directory without .tf files"
+TFVARS_WITHOUT_TF = "variables for a directory without .tf or .tofu files"
 PLAN_BESIDE_TF = "a Terraform plan beside the .tf files of {directory}, which are linted"
 # the start of a file is enough to tell what it is; the rest is not read again
 SNIFF_BYTES = 64 * KIB

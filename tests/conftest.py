@@ -1,4 +1,5 @@
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -18,8 +19,41 @@ except ImportError:  # hypothesis is a test extra
 import pytest
 
 
+@pytest.fixture(scope="session")
+def _grammar_tables(tmp_path_factory) -> list[str]:
+    """The HCL parser's tables, built once for the session (over a second each time) in a
+    cache directory of its own; this process's parser is built with them."""
+    home = tmp_path_factory.mktemp("xdg-grammar")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(home)
+    try:
+        from fanout_lint.loaders.hcl_parser import parser
+
+        parser()
+    except (ImportError, OSError):  # no python-hcl2 or Lark: the tests that need them say so
+        pass
+    finally:
+        if before is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = before
+    directory = home / "fanout-lint"
+    return [str(p) for p in directory.glob("*.lark-cache")] if directory.is_dir() else []
+
+
 @pytest.fixture(autouse=True)
-def _private_cache_dir(tmp_path_factory, monkeypatch):
+def _private_cache_dir(tmp_path_factory, monkeypatch, _grammar_tables):
     """Each test's runs cache parsed files in a directory of their own, never the user's:
-    tests stay hermetic, and a cache left by one test cannot decide another."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    tests stay hermetic, and a cache left by one test cannot decide another. The parser's
+    tables, which depend on the installed grammar and Lark alone, are linked in, so that
+    each fanout-lint process a test starts does not build them again."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    if _grammar_tables:
+        (home / "fanout-lint").mkdir()
+    for tables in _grammar_tables:
+        target = home / "fanout-lint" / os.path.basename(tables)
+        try:
+            os.link(tables, target)
+        except OSError:
+            shutil.copyfile(tables, target)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))

@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SHARED_QUEUE = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
 RAW_DELIVERY = os.path.join(FIXTURES, "raw-delivery-off", "cfn_fires.yaml")  # warnings only
-SCHEMA = os.path.join(ROOT, "..", "shared", "schemas", "sarif-schema-2.1.0.json")
+SCHEMA = os.path.join(ROOT, "tests", "schemas", "sarif-schema-2.1.0.json")  # the OASIS schema, as published
 # GitLab's Code Quality report: the fields a merge request reads, and the severities it knows
 GITLAB_SEVERITIES = {"info", "minor", "major", "critical", "blocker"}
 
@@ -144,8 +144,8 @@ def _rules_of(document) -> dict:
     return {r["id"]: r for r in document["runs"][0]["tool"]["driver"]["rules"]}
 
 
-def test_sarif_ranks_the_security_rules_and_pins_help_to_the_release(work, capsys):
-    from fanout_lint import __version__
+def test_sarif_ranks_the_security_rules_and_links_help_to_pages_that_exist(work, capsys):
+    from fanout_lint.links import PROJECT_URL
 
     _, out, _ = run(capsys, "stack.yaml", "--format", "sarif")
     rules = _rules_of(json.loads(out))
@@ -153,7 +153,11 @@ def test_sarif_ranks_the_security_rules_and_pins_help_to_the_release(work, capsy
         assert "security" in rules[rule_id]["properties"]["tags"]
         assert 7.0 <= float(rules[rule_id]["properties"]["security-severity"]) < 9.0
     assert "security-severity" not in rules["FL201"]["properties"]
-    assert f"/blob/v{__version__}/docs/rules/shared-queue.md" in rules["FL201"]["helpUri"]
+    # no release is tagged yet: the default branch's pages, each a file of this repository
+    prefix = f"{PROJECT_URL}/blob/main/"
+    for rule in rules.values():
+        assert rule["helpUri"].startswith(prefix), rule["helpUri"]
+        assert os.path.isfile(os.path.join(ROOT, rule["helpUri"][len(prefix):])), rule["helpUri"]
     _, out, _ = run(capsys, "stack.yaml", "--format", "sarif", "--docs-url", "https://docs.example/rules/")
     assert _rules_of(json.loads(out))["FL201"]["helpUri"] == "https://docs.example/rules/shared-queue.md"
     (work / ".fanout-lint.toml").write_text('docs-url = "https://mirror.example/r/"\n', encoding="utf-8")
@@ -174,13 +178,12 @@ def test_sarif_carries_baselined_results_with_their_baseline_state(work, capsys)
     assert all(r["suppressions"] == [{"kind": "external", "justification": "recorded in the baseline"}]
                for r in unchanged)
     assert code == 1  # the new ones still gate
-    if os.path.exists(SCHEMA):
-        import jsonschema
+    import jsonschema
 
-        with open(SCHEMA, encoding="utf-8") as handle:
-            schema = json.load(handle)
-        errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(json.loads(out)))
-        assert not errors, [e.message for e in errors[:5]]
+    with open(SCHEMA, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    errors = list(jsonschema.validators.validator_for(schema)(schema).iter_errors(json.loads(out)))
+    assert not errors, [e.message for e in errors[:5]]
 
 
 # -- suppression hygiene ------------------------------------------------------------------
@@ -259,6 +262,43 @@ def test_a_terraform_suppression_above_a_module_block_is_a_notice(work, capsys):
     assert "infra/main.tf:6:1: warning: suppression of FL101 is on no resource block" in err
 
 
+_SERVICE = """service: orders
+provider:
+  name: aws
+functions:
+  # fanout-lint: ignore=batch-item-failures-off -- the handler reports failures itself
+  worker:
+    handler: h.main
+    events:
+      - sqs:
+          arn: !GetAtt Jobs.Arn
+resources:
+  Resources:
+    # fanout-lint: ignore=missing-dlq -- not read here
+    Jobs:
+      Type: AWS::SQS::Queue
+"""
+
+
+def test_a_comment_suppression_where_comments_are_not_read_is_a_notice(work, capsys):
+    text = (work / "stack.yaml").read_text(encoding="utf-8")
+    marker = "  OrdersQueue:\n"
+    assert marker in text
+    (work / "stack.yaml").write_text(text.replace(marker, "  # fanout-lint: ignore=shared-queue -- by design\n" + marker),
+                                     encoding="utf-8")
+    (work / "svc").mkdir()
+    (work / "svc" / "serverless.yml").write_text(_SERVICE, encoding="utf-8")
+    code, out, err = run(capsys, "stack.yaml", "svc", "--select", "shared-queue,missing-dlq,batch-item-failures-off")
+    assert code == 1 and "FL201 [error]" in out and "FL101 [error]" in out  # neither is suppressed
+    line = 1 + text[:text.index(marker)].count("\n")
+    assert (f"stack.yaml:{line}:1: warning: suppression of shared-queue is a comment, which CloudFormation "
+            "templates do not read, so it suppresses nothing: write it in the resource's Metadata") in err
+    assert ("svc/serverless.yml:13:1: warning: suppression of missing-dlq is on no function or event, so it "
+            "suppresses nothing") in err and "resources.Resources takes CloudFormation's Metadata form" in err
+    assert "serverless.yml:5:1" not in err  # above a function: read, and it suppressed FL204
+    assert "FL204" not in out
+
+
 def test_unknown_rules_get_suggestions_everywhere(work, capsys):
     code, _, err = run(capsys, "stack.yaml", "--select", "shared-queu")
     assert code == 2 and "unknown rule 'shared-queu' (did you mean shared-queue?)" in err
@@ -306,10 +346,10 @@ def test_a_run_that_lints_nothing_says_what_it_skipped_and_why(work, capsys):
     assert lines[0] == "fanout-lint: nothing linted; 5 files skipped:"
     assert "  app/serverless.ts: Serverless Framework configuration in TypeScript or JavaScript: not read" in lines
     assert "  app/functions.yml: Serverless Framework service for another provider than aws" in lines  # by content
-    assert "  app/ci.yml: not a CloudFormation template or Terraform plan" in lines
+    assert "  app/ci.yml: not a CloudFormation template, Serverless Framework service or Terraform plan" in lines
     assert any(line.startswith("  app/infra/prod.tfvars: Terraform reads this .tfvars only with -var-file")
                for line in lines)
-    assert "  app/infra/terraform.tfvars: variables for a directory without .tf files" in lines
+    assert "  app/infra/terraform.tfvars: variables for a directory without .tf or .tofu files" in lines
     assert run(capsys, "app", "-q")[2] == ""
 
 
@@ -446,7 +486,7 @@ def test_hostile_names_of_skipped_files_are_shown_safely(tmp_path, capsys, monke
     assert code == 0
     assert_safe(out)
     assert_safe(err)
-    assert "x\\x0a::error::forged.ts: not a template or Terraform file (by its name)" in err
+    assert "x\\x0a::error::forged.ts: not a template, Terraform or OpenTofu file (by its name)" in err
 
 
 def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions():

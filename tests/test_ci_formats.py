@@ -16,7 +16,7 @@ from fanout_lint.report.github import command, escape_data, escape_property
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
 SHARED_QUEUE = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
-SCHEMA = os.path.join(ROOT, "..", "shared", "schemas", "sarif-schema-2.1.0.json")
+SCHEMA = os.path.join(ROOT, "tests", "schemas", "sarif-schema-2.1.0.json")  # the OASIS schema, as published
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:
@@ -31,8 +31,6 @@ def _sarif(capsys, *argv) -> tuple[int, dict]:
 
 
 def test_sarif_of_every_fixture_validates_against_the_schema(capsys, monkeypatch):
-    if not os.path.exists(SCHEMA):
-        pytest.skip("../shared/schemas/sarif-schema-2.1.0.json is not beside this checkout")
     import jsonschema
 
     with open(SCHEMA, encoding="utf-8") as handle:
@@ -47,8 +45,6 @@ def test_sarif_of_every_fixture_validates_against_the_schema(capsys, monkeypatch
 
 
 def test_sarif_fixes_validate_and_carry_the_edits_of_the_json_output(tmp_path, capsys, monkeypatch):
-    if not os.path.exists(SCHEMA):
-        pytest.skip("../shared/schemas/sarif-schema-2.1.0.json is not beside this checkout")
     import jsonschema
 
     cases = os.path.join(ROOT, "tests", "fix_cases")
@@ -216,3 +212,17 @@ def test_output_file_has_no_colour_codes_when_run_from_a_terminal(tmp_path, caps
     assert code == 1 and "FL201" in report and "\x1b[" not in report  # a file does not
     code, _, _ = _run(capsys, SHARED_QUEUE, "--select", "shared-queue", "--color", "always", "-o", str(target))
     assert "\x1b[" in target.read_text(encoding="utf-8")  # unless asked for
+
+
+def test_sarif_locations_are_relative_to_the_root_base_even_outside_it(tmp_path, capsys, monkeypatch):
+    repo = tmp_path / "repo"
+    (repo / "infra").mkdir(parents=True)
+    (tmp_path / "shared").mkdir()
+    shutil.copyfile(SHARED_QUEUE, repo / "infra" / "stack.yaml")
+    shutil.copyfile(SHARED_QUEUE, tmp_path / "shared" / "outside.yaml")
+    monkeypatch.chdir(repo)
+    _, document = _sarif(capsys, "infra", "../shared/outside.yaml", "--repo-root", ".")
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in document["runs"][0]["results"]]
+    assert {loc["uri"] for loc in locations} == {"infra/stack.yaml", "../shared/outside.yaml"}
+    assert all(loc["uriBaseId"] == "%SRCROOT%" for loc in locations)
+    assert str(tmp_path) not in json.dumps(document["runs"][0]["results"])  # no local path in any result

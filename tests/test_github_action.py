@@ -227,3 +227,36 @@ def test_the_job_summary_of_a_large_repository_stays_under_githubs_limit(tmp_pat
     assert "more findings not shown" in out and "1 MiB" in out
     assert out.startswith("## fanout-lint: ") and " in 1600 units" in out.splitlines()[0]
     assert out.count("| error |") + out.count("| warning |") + out.count("| info |") > 1000
+
+
+def test_the_job_summary_reads_the_gates_baseline_and_arguments(runner, tmp_path):
+    work = _repo(tmp_path)
+    (work / "other.yaml").write_text((work / "my infra" / "broken.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    baseline = work / "baseline.json"
+    subprocess.run([os.path.join(runner.bin, "fanout-lint"), "my infra", "--write-baseline", str(baseline)],
+                   cwd=work, check=True, capture_output=True)
+    inputs = {"paths": "my infra\nother.yaml\n", "baseline": "baseline.json",
+              "args": "--select shared-queue --fail-on error --exclude 'nothing/*'"}
+    runner.run("Run fanout-lint", work, inputs)
+    outputs = {f"lint.{k}": v for k, v in runner.outputs().items()}
+    assert outputs["lint.exit-code"] == "1"  # other.yaml's finding is new; broken.yaml's is recorded
+    summary = runner.run("job summary", work, inputs, outputs)
+    assert summary.returncode == 0 and summary.stderr == "", summary.stderr
+    text = runner.summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n## fanout-lint: 1 finding (1 error)"), text[:300]
+    assert "other.yaml:5" in text and "broken.yaml:5" not in text, text[:1500]
+
+
+def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_path, action):
+    step = _step(action, "Key fanout-lint")
+    env = runner.env(step, {}, {"python.python-version": "3.12.7"})
+    done = _bash(step["run"], env, str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    key = runner.outputs()["key"]
+    assert key.startswith(f"fanout-lint-{os.environ.get('RUNNER_OS', '')}-py3.12.7-") and len(key.rsplit("-", 1)[1]) == 16
+    pinned = _bash(step["run"], runner.env(step, {"version": "0.1.0"}, {"python.python-version": "3.12.7"}), str(tmp_path))
+    assert pinned.returncode == 0 and runner.outputs()["key"].endswith("-py3.12.7-0.1.0")
+    for name in ("Restore", "Save"):
+        cached = _step(action, f"{name} fanout-lint's environment")
+        assert cached["with"]["key"] == "${{ steps.key.outputs.key }}"
+        assert "fanout-lint-venv" in cached["with"]["path"] and "lark-cache" in cached["with"]["path"]

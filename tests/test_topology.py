@@ -349,3 +349,46 @@ def test_graph_of_templates_imports_neither_cfn_lint_nor_the_hcl_parser():
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert "fanout_lint.graph_command" in imported  # the import log was read
     assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
+
+
+_RULES_TF = "".join(
+    f'resource "aws_cloudwatch_event_rule" "{name}" {{\n  schedule_expression = "rate(5 minutes)"\n{extra}}}\n'
+    for name, extra in (
+        ("absent", ""),
+        ("enabled", '  state = "ENABLED"\n'),
+        ("trail", '  state = "ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS"\n'),
+        ("off", '  state = "DISABLED"\n'),
+        ("old_on", "  is_enabled = true\n"),
+        ("old_off", "  is_enabled = false\n"),
+    )
+)
+_RULES_CFN = """Resources:
+  Absent:
+    Type: AWS::Events::Rule
+    Properties: {ScheduleExpression: rate(5 minutes)}
+  Enabled:
+    Type: AWS::Events::Rule
+    Properties: {ScheduleExpression: rate(5 minutes), State: ENABLED}
+  Stopped:
+    Type: AWS::Events::Rule
+    Properties: {ScheduleExpression: rate(5 minutes), State: DISABLED}
+"""
+
+
+def test_only_an_explicitly_disabled_rule_is_drawn_disabled(tmp_path, capsys, monkeypatch):
+    (tmp_path / "tf").mkdir()
+    (tmp_path / "tf" / "main.tf").write_text(_RULES_TF, encoding="utf-8")
+    (tmp_path / "stack.yaml").write_text(_RULES_CFN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["graph", "./tf", "./stack.yaml", "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    disabled = {n["resource"]: "disabled" in n["details"] for n in document["nodes"]}
+    assert disabled == {
+        "aws_cloudwatch_event_rule.absent": False, "aws_cloudwatch_event_rule.enabled": False,
+        "aws_cloudwatch_event_rule.trail": False, "aws_cloudwatch_event_rule.off": True,
+        "aws_cloudwatch_event_rule.old_on": False, "aws_cloudwatch_event_rule.old_off": True,
+        "Absent": False, "Enabled": False, "Stopped": True,
+    }
+    # paths as the other reports show them, without the ./ they were given with
+    assert {n["file"] for n in document["nodes"]} == {"tf/main.tf", "stack.yaml"}
+    assert {u["path"] for u in document["units"]} == {"tf", "stack.yaml"}

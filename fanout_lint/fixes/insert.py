@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fanout_lint.fixes.hcl_align import align_rows, aligned_insertion
 from fanout_lint.fixes.positions import Lines
 from fanout_lint.fixes.render import HCL, JSON, YAML, entry, key
 from fanout_lint.model.nodes import Loc
@@ -160,10 +161,14 @@ def _hcl_block(lines: Lines, start: int, end: int, setting: Setting) -> Change |
     nl = lines.newline(open_line)
     if open_line == close_line:  # a one-line block holds one argument at most: open it up
         inner = text[opening + 1:close].strip()
-        rows = ([indent + inner] if inner else []) + [indent + written]
+        rows = align_rows(([indent + inner] if inner else []) + [indent + written])
         return Change(opening + 1, close, nl + nl.join(rows) + nl + outer)
     if not text[lines.starts[close_line - 1]:close].strip():  # the brace alone on its line
         at = lines.starts[close_line - 1]
+        aligned = aligned_insertion(lines, close_line - 1, indent + written) if close_line - 1 > open_line else None
+        if aligned is not None:  # the arguments above, lined up with it as terraform fmt does
+            first, rows = aligned
+            return Change(lines.starts[first - 1], at, rows + nl)
         return Change(at, at, indent + written + nl)
     last = _last_code(lines, opening, close, HCL)
     return Change(last + 1, close, nl + indent + written + nl + outer)
@@ -190,6 +195,13 @@ def _hcl_object(lines: Lines, start: int, end: int, setting: Setting) -> Change 
     indent = indent if indent is not None else lines.indent(last_line)
     comma = "," if text[last] == "," else ""
     at = lines.end(last_line)
+    open_line = lines.line_of(start)
+    aligned = aligned_insertion(lines, last_line, indent + written + comma) if last_line > open_line else None
+    if aligned is not None:  # the elements above, lined up with it as terraform fmt does
+        first, rows = aligned
+        if first <= last_line:  # rows: the changed lines with their breaks, then the new one
+            return Change(lines.starts[first - 1], at, rows)
+        return Change(at, at, lines.newline(last_line) + rows)
     return Change(at, at, lines.newline(last_line) + indent + written + comma)
 
 

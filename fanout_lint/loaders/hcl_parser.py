@@ -15,9 +15,12 @@ match the same text (``linear_heredocs``).
 
 Building the LALR tables takes over a second; Lark keeps them in a cache file, checked
 against a hash of the grammar, the options, Lark's version and Python's, so a stale or
-foreign file is rebuilt, never used. The file is written beside this module (as
-python-hcl2 writes its own beside its grammar), or, where the installation is read-only,
-in the user's cache directory.
+foreign file is rebuilt, never used. The file lives in the user's cache directory
+(``$XDG_CACHE_HOME/fanout-lint``, by default ``~/.cache/fanout-lint``), named for what
+it was built from, so environments with other versions can share the directory. Nothing
+is ever written into the installed package: a file left there would outlive
+``pip uninstall``, and the folder it keeps would shadow the next install of the package.
+Where the cache directory cannot be written the tables are built in memory, every run.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ _CONTINUES_LINE = frozenset({
     "DOUBLE_EQ", "NEQ", "LT", "GT", "LEQ", "GEQ", "ASTERISK", "SLASH", "PERCENT",
     "DOUBLE_AMP", "DOUBLE_PIPE", "PLUS", "QMARK",
 })
-_GRAMMAR_CACHE = "hcl_grammar.lark-cache"
+_GRAMMAR_CACHE = "hcl-grammar-{key}.lark-cache"  # in the user's cache directory
 
 # python-hcl2's heredoc terminals find the closing marker with a lazy body followed by
 # ``\s*``, which also spans line breaks: at every line of the body the blank lines after
@@ -135,22 +138,45 @@ def syntax_fingerprint() -> str:
 def parser():
     """The parser, built once per process: a pure function of the installed grammar and
     Lark, like python-hcl2's own cached parser."""
-    from lark import Lark
+    import lark
 
     text = parser_grammar()
-    for directory in (os.path.dirname(os.path.abspath(__file__)), user_cache_dir(os.environ)):
-        path = os.path.join(directory, _GRAMMAR_CACHE)
-        if _usable(directory, path):
-            return Lark(text, parser="lalr", propagate_positions=False, postlex=_ContinueLines(), cache=path)
-    return Lark(text, parser="lalr", propagate_positions=False, postlex=_ContinueLines())
-
-
-def _usable(directory: str, path: str) -> bool:
-    """Whether the tables can be read from or written to ``path``."""
+    path = grammar_cache_path(os.environ, text, lark.__version__)
+    options = {"parser": "lalr", "propagate_positions": False, "postlex": _ContinueLines()}
+    if path is None:
+        return lark.Lark(text, **options)
     if os.path.isfile(path):
-        return os.access(path, os.R_OK)
+        return lark.Lark(text, cache=path, **options)
+    # Built under a name of this process's, then moved into place: a run that reads the
+    # file while another writes it finds the whole file or none.
+    partial = f"{path}.{os.getpid()}.tmp"
+    built = lark.Lark(text, cache=partial, **options)
+    try:
+        os.replace(partial, path)
+    except OSError:
+        _remove(partial)
+    return built
+
+
+def grammar_cache_path(environ, text: str, lark_version: str) -> str | None:
+    """Where the parser's tables are kept, or None when the user's cache directory cannot
+    be written (nor the file read). Never inside the installed package."""
+    import hashlib  # only with Lark, which costs far more
+
+    made_of = f"{text}\0{lark_version}\0{sys.version_info[:2]}".encode()
+    directory = user_cache_dir(environ)
+    path = os.path.join(directory, _GRAMMAR_CACHE.format(key=hashlib.sha256(made_of).hexdigest()[:16]))
+    if os.path.isfile(path):
+        return path if os.access(path, os.R_OK) else None
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError:
-        return False
-    return os.access(directory, os.W_OK)
+        return None
+    return path if os.access(directory, os.W_OK) else None
+
+
+def _remove(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass

@@ -16,6 +16,7 @@ carried as well, marked as suppressed by the baseline, rather than dropped.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 from fanout_lint import __version__
@@ -158,9 +159,15 @@ def _fix(fix: FindingFix, root: str) -> dict:
 
 
 def _artifact(file: str, root: str) -> dict:
+    """Always relative to the repository root's base: a file outside it is reached with
+    ``../`` (a relative reference, as RFC 3986 resolves it), never by the runner's
+    absolute path, which names nothing on the machine that reads the report."""
     path = relative_path(file, root)
-    if path.startswith("/"):  # outside the repository: an absolute file URI
-        return {"uri": pathlib.Path(path).as_uri()}
+    if path.startswith("/"):  # outside the root
+        try:
+            path = os.path.relpath(os.path.abspath(file), os.path.abspath(root)).replace(os.sep, "/")
+        except ValueError:  # another drive on Windows: no relative reference reaches it
+            return {"uri": pathlib.Path(os.path.abspath(file)).as_uri()}
     return {"uri": _escape_uri(path), "uriBaseId": ROOT_BASE}
 
 

@@ -229,7 +229,7 @@ def build(graphs: list[Graph], findings: list[Finding], errors: list[LoadError] 
     for graph in graphs:
         members: dict[str, Cluster] = {}
         for unit in graph.members:
-            members[unit.path] = Cluster(id=f"u{len(clusters)}", path=unit.path, format=unit.format)
+            members[unit.path] = Cluster(id=f"u{len(clusters)}", path=_shown(unit.path), format=unit.format)
             clusters.append(members[unit.path])
         unit_findings = [entry for path in members for entry in by_unit.get(path, [])]
         unit_nodes, unit_edges, unit_placed = _unit_view(graph, members, [f for _, f in unit_findings])
@@ -287,7 +287,7 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
         nodes.append(ViewNode(
             id=ids[key], cluster=cluster.id, key=key, resource=node.resource, kind=kind,
             label=_label(node), details=details, type=node.type,
-            file=node.loc.file, line=node.loc.line, marks=marks,
+            file=_shown(node.loc.file), line=node.loc.line, marks=marks,
         ))
     edges = [
         ViewEdge(
@@ -347,7 +347,7 @@ def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
             details.append(f"reserved concurrency {reserved}")
         return FUNCTION, tuple(details)
     if isinstance(node, EventRule):
-        return RULE, ("EventBridge rule",) + (("disabled",) if _disabled(node.state) or is_false(node.enabled) else ())
+        return RULE, ("EventBridge rule",) + (("disabled",) if _disabled(node.state) or _switched_off(node.enabled) else ())
     if isinstance(node, EventTarget):
         if node.scheduler:
             return SCHEDULE, ("EventBridge Scheduler schedule", _dlq_summary(node.dead_letter))
@@ -361,6 +361,14 @@ def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
     return MISSING, (node.type or "not in the model",)
 
 
+def _shown(path: str) -> str:
+    """A file as the other reports show it: without the leading ``./`` of a path given as
+    ``./infra`` (cleaning stays with the renderers)."""
+    while path.startswith("./") and len(path) > 2:
+        path = path[2:].lstrip("/") or "."
+    return path
+
+
 def _dlq_summary(dead_letter) -> str:
     present = single(dead_letter)
     if isinstance(present, str):
@@ -369,8 +377,16 @@ def _dlq_summary(dead_letter) -> str:
 
 
 def _disabled(state) -> bool:
+    """Only an explicit ``DISABLED``: an absent state is AWS's default, ``ENABLED``, and
+    ``ENABLED_WITH_ALL_CLOUDTRAIL_MANAGEMENT_EVENTS`` is enabled too."""
     value = single(state)
     return isinstance(value, str) and value.upper() == "DISABLED"
+
+
+def _switched_off(enabled) -> bool:
+    """Terraform's older ``is_enabled = false``; absent (None) is not false, as the rules
+    read it (``rules/common.py``, ``is_disabled``)."""
+    return single(enabled) is False
 
 
 def _subscription_summary(sub: Subscription) -> str:

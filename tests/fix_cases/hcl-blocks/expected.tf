@@ -16,7 +16,7 @@ resource "aws_sqs_queue" "orders_dlq" {
 }
 
 resource "aws_sqs_queue" "audit" {
-  name = "audit"
+  name                       = "audit"
   visibility_timeout_seconds = 360
 }
 

@@ -2,7 +2,7 @@ resource "aws_sqs_queue" "orders" {
   visibility_timeout_seconds = 360
   redrive_policy = jsonencode({
     deadLetterTargetArn = aws_sqs_queue.orders_dlq.arn
-    maxReceiveCount = 5
+    maxReceiveCount     = 5
   })
 }
 
@@ -16,7 +16,7 @@ resource "aws_lambda_function" "worker" {
 }
 
 resource "aws_lambda_event_source_mapping" "orders" {
-  event_source_arn = aws_sqs_queue.orders.arn
-  function_name    = aws_lambda_function.worker.arn
+  event_source_arn        = aws_sqs_queue.orders.arn
+  function_name           = aws_lambda_function.worker.arn
   function_response_types = ["ReportBatchItemFailures"]
 }

@@ -11,14 +11,14 @@ resource "aws_sqs_queue" "one_line_comma" {
 resource "aws_sqs_queue" "multi_line" {
   redrive_policy = jsonencode({
     deadLetterTargetArn = aws_sqs_queue.dlq.arn # the DLQ
-    maxReceiveCount = 5
+    maxReceiveCount     = 5
   })
 }
 
 resource "aws_sqs_queue" "multi_line_commas" {
   redrive_policy = jsonencode({
     deadLetterTargetArn = aws_sqs_queue.dlq.arn,
-    maxReceiveCount = 5,
+    maxReceiveCount     = 5,
     // maxReceiveCount left out on purpose
   })
 }
