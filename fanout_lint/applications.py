@@ -28,6 +28,7 @@ import os
 from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, walk_templates
+from fanout_lint.loaders.escapes import may_hide_words_in_bytes
 from fanout_lint.regular_files import read_bounded
 from fanout_lint.repository import top_level
 
@@ -56,12 +57,18 @@ class Marks:
 
 
 def marks(data: bytes) -> Marks:
+    """What the bytes say a file may link by; every kind when it may write a word only
+    through an escape (``Fn::Import\\x56alue``, ``!Import%56alue``: see ``escapes.py``),
+    which the parse of its link facts then decides."""
     nests = False
     for mark in NEST_MARKS:  # every file of a run is looked at: no generator per file
         if mark in data:
             nests = True
             break
-    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
+    found = Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
+    if not (found.imports and found.exports and found.nests) and may_hide_words_in_bytes(data):
+        return Marks(True, True, True)
+    return found
 
 
 @dataclass(eq=False, repr=False)
@@ -238,7 +245,8 @@ class _Scan:
             reached = [os.path.basename(paths[key]).encode("utf-8", "surrogatepass") for key in (*run, *facts)]
             for key in [k for k in outside_nests if k not in facts]:
                 data = self.data(paths[key])
-                if any(name in data for name in reached):  # it may nest a template reached so far
+                # it may nest a template reached so far (a name it escapes, too)
+                if any(name in data for name in reached) or may_hide_words_in_bytes(data):
                     pending.append(key)
             outside_nests = [k for k in outside_nests if k not in facts and k not in pending]
             if not pending:
