@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, walk_templates
-from fanout_lint.loaders.escapes import may_hide_words_in_bytes
+from fanout_lint.loaders.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
 from fanout_lint.regular_files import read_bounded
 from fanout_lint.repository import top_level
 
@@ -246,7 +246,7 @@ class _Scan:
             for key in [k for k in outside_nests if k not in facts]:
                 data = self.data(paths[key])
                 # it may nest a template reached so far (a name it escapes, too)
-                if any(name in data for name in reached) or may_hide_words_in_bytes(data):
+                if any(name in data for name in reached) or may_hide_text_in_bytes(data):
                     pending.append(key)
             outside_nests = [k for k in outside_nests if k not in facts and k not in pending]
             if not pending:

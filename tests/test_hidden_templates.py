@@ -116,6 +116,9 @@ def test_json_that_names_the_words_in_values_is_still_not_parsed():
     ("a: !Import%56alue x", True),
     ("%TAG !e! !Import\n---\na: !e!Value x", True),
     ('{"a": "line\\nbreak \\"quoted\\" \\\\ tab\\t"}', False),
+    ('{"pattern": "^(system\\\\x2e)"}', False),  # an escaped backslash, then "x2e"
+    ('{"pattern": "^(system\\\\\\x2e)"}', True),  # and then an escape
+    ('{"name": "caf\\u00e9"}', False),  # no ASCII letter: no word is spelled with it
     ("a: http://x/%41?b=1", False),
     ("a: !Sub '%41'", False),
     ("Resources: {}", False),

@@ -29,13 +29,38 @@ _COLON_AFTER_BLANKS = re.compile(r"[ \t\n\r]*:")
 _LOOKS = 16  # occurrences of a word looked at one by one; past them, one search in C
 # What a file JSON's extension names, or that starts with "{", and that is not JSON may
 # still be YAML (CloudFormation reads both, whatever the name): a marker as a key of
-# YAML's own (unquoted or single-quoted, or followed by a comment or a line break before
-# its colon), or an alias or a comment where a key may start (an alias of an anchored
-# marker may be the key). In valid JSON none of these is outside a string. Linear: a
-# literal or one character, a run of blanks, then one character that is no blank.
-_YAML_KEY = re.compile(
-    "(?:" + "|".join(_MARKERS) + ")['\"]?[ \t\n\r]*[:#]|[{,?\n][ \t\n\r]*[*#]"
+# YAML's own (a whole scalar, unquoted or single-quoted, or followed by a comment or a
+# line break before its colon; an unquoted one's colon is followed by a blank or a flow
+# indicator, else it is part of the scalar), or an alias where a key may start (the alias
+# of an anchored marker may be the key; anchor names are letters, digits, "-" and "_").
+# In valid JSON none of these is outside a string. Linear: a literal, then runs of
+# classes that exclude what follows them; what precedes a match is looked at after it.
+_MARKER_KEYS = tuple(  # one pattern a marker: a literal prefix is searched for fast
+    re.compile(marker + "(?:['\"][ \t\n\r]*[:#]|[ \t\n\r]*(?:#|:(?![^\\s,\\[\\]{}])))") for marker in _MARKERS
 )
+_ALIAS_KEY = re.compile(r"\*[0-9A-Za-z_-]+[ \t\n\r]*:")
+_BEFORE_KEY = frozenset("{,? \t\r\n'\"")  # what a whole scalar starts after (blanks: a tag's, an anchor's)
+_BEFORE_ALIAS = frozenset("{,?\n")  # where a key starts, blanks aside
+_LOOK_BACK = 64  # characters; further, the answer is "maybe"
+
+
+def _may_be_yaml_key(text: str) -> bool:
+    """Whether ``text`` may be YAML (not JSON) that writes a marker as a key: see
+    ``_MARKER_KEYS``. Past ``_LOOKS`` candidates, or blanks too long to look back over,
+    "maybe"."""
+    for marker_key in _MARKER_KEYS:
+        for looks, match in enumerate(marker_key.finditer(text)):
+            start = match.start()
+            if looks == _LOOKS or start == 0 or text[start - 1] in _BEFORE_KEY:
+                return True
+    for looks, match in enumerate(_ALIAS_KEY.finditer(text)):
+        at = match.start() - 1
+        stop = max(at - _LOOK_BACK, -1)
+        while at > stop and text[at] in " \t\r":
+            at -= 1
+        if looks == _LOOKS or at <= stop or text[at] in _BEFORE_ALIAS:
+            return True
+    return False
 
 
 def _worth_parsing(text: str, path: str) -> tuple[str, bool] | None:
@@ -57,7 +82,7 @@ def _worth_parsing(text: str, path: str) -> tuple[str, bool] | None:
         return syntax, True
     if hidden is None:
         hidden = may_hide_words(text)
-    if hidden or _YAML_KEY.search(text):
+    if hidden or _may_be_yaml_key(text):
         return syntax, False
     return None
 

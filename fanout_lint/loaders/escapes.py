@@ -17,22 +17,46 @@ from __future__ import annotations
 
 import re
 
-# a backslash, then what starts an escape that can make a letter, or a line break
-# (libyaml's: LF, CR, NEL, LS, PS)
-_BACKSLASH = re.compile("\\\\[xuU\r\n\x85\u2028\u2029]")
-_BACKSLASH_BYTES = re.compile(b"\\\\(?:[xuU\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9])")
-# a %-escape inside a tag, or a %TAG directive
-_TAG = re.compile(r"![^\s!%]*%[0-9A-Fa-f]{2}|^%TAG", re.MULTILINE)
-_TAG_BYTES = re.compile(rb"![^\s!%]*%[0-9A-Fa-f]{2}|^%TAG", re.MULTILINE)
+# A backslash, then an escape of an ASCII character (every word looked for is ASCII:
+# ``\u00e9`` cannot make one), or a line break (libyaml's: LF, CR, NEL, LS, PS). A match
+# is an escape when the backslashes before it are pairs (``\\x41`` is a backslash and
+# "x41"); past ``_LOOKS`` matches, or a longer run than ``_RUN``, the answer is "maybe".
+_BACKSLASH = re.compile("\\\\(?:(?:x|u00|U000000)[0-7][0-9A-Fa-f]|[\r\n\x85\u2028\u2029])")
+_BACKSLASH_BYTES = re.compile(b"\\\\(?:(?:x|u00|U000000)[0-7][0-9A-Fa-f]|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9])")
+_LOOKS = 16
+_RUN = 64
+# Any escape at all: a file name may be any text (``caf\u00e9.yaml``).
+_ANY_ESCAPE_BYTES = re.compile(b"\\\\(?:[xuU]|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9])")
+# a %-escape inside a tag (and a %TAG directive, looked for as a literal)
+_TAG = re.compile(r"![^\s!%]*%[0-9A-Fa-f]{2}")
+_TAG_BYTES = re.compile(rb"![^\s!%]*%[0-9A-Fa-f]{2}")
 
 
 def may_hide_words(text: str) -> bool:
     """Whether ``text`` holds an escape that its parser may turn into a word's letters."""
-    return ("\\" in text and _BACKSLASH.search(text) is not None) or (
-        "%" in text and _TAG.search(text) is not None)
+    return ("\\" in text and _escaped(_BACKSLASH, text, "\\")) or (
+        "%" in text and ("%TAG" in text or _TAG.search(text) is not None))
 
 
 def may_hide_words_in_bytes(data: bytes) -> bool:
     """``may_hide_words`` of UTF-8 bytes."""
-    return (b"\\" in data and _BACKSLASH_BYTES.search(data) is not None) or (
-        b"%" in data and _TAG_BYTES.search(data) is not None)
+    return (b"\\" in data and _escaped(_BACKSLASH_BYTES, data, b"\\")) or (
+        b"%" in data and (b"%TAG" in data or _TAG_BYTES.search(data) is not None))
+
+
+def _escaped(pattern: re.Pattern, text, backslash) -> bool:
+    """Whether a match of ``pattern`` follows an even number of backslashes (or may)."""
+    for looks, match in enumerate(pattern.finditer(text)):
+        at = match.start() - 1
+        stop = max(at - _RUN, -1)
+        while at > stop and text[at:at + 1] == backslash:
+            at -= 1
+        if looks == _LOOKS or (at == stop >= 0) or (match.start() - 1 - at) % 2 == 0:
+            return True
+    return False
+
+
+def may_hide_text_in_bytes(data: bytes) -> bool:
+    """Whether UTF-8 ``data`` holds any escape a parser may decode (of any character: for
+    names, such as a nested template's file name, which need not be ASCII)."""
+    return b"\\" in data and _ANY_ESCAPE_BYTES.search(data) is not None
