@@ -119,6 +119,8 @@ def test_json_that_names_the_words_in_values_is_still_not_parsed():
     ('{"pattern": "^(system\\\\x2e)"}', False),  # an escaped backslash, then "x2e"
     ('{"pattern": "^(system\\\\\\x2e)"}', True),  # and then an escape
     ('{"name": "caf\\u00e9"}', False),  # no ASCII letter: no word is spelled with it
+    ("run: |\n  aws s3 cp a b \\\n    --recursive\n", False),  # a shell's continuation
+    ('a: "Serverless:\\\n  :Application"', True),
     ("a: http://x/%41?b=1", False),
     ("a: !Sub '%41'", False),
     ("Resources: {}", False),

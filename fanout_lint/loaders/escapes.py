@@ -18,11 +18,19 @@ from __future__ import annotations
 import re
 
 # A backslash, then an escape of an ASCII character (every word looked for is ASCII:
-# ``\u00e9`` cannot make one), or a line break (libyaml's: LF, CR, NEL, LS, PS). A match
-# is an escape when the backslashes before it are pairs (``\\x41`` is a backslash and
-# "x41"); past ``_LOOKS`` matches, or a longer run than ``_RUN``, the answer is "maybe".
-_BACKSLASH = re.compile("\\\\(?:(?:x|u00|U000000)[0-7][0-9A-Fa-f]|[\r\n\x85\u2028\u2029])")
-_BACKSLASH_BYTES = re.compile(b"\\\\(?:(?:x|u00|U000000)[0-7][0-9A-Fa-f]|[\r\n]|\xc2\x85|\xe2\x80[\xa8\xa9])")
+# ``\u00e9`` cannot make one). A match is an escape when the backslashes before it are
+# pairs (``\\x41`` is a backslash and "x41"); past ``_LOOKS`` matches, or a longer run
+# than ``_RUN``, the answer is "maybe".
+_ESCAPE = re.compile("\\\\(?:x|u00|U000000)[0-7][0-9A-Fa-f]")
+_ESCAPE_BYTES = re.compile(b"\\\\(?:x|u00|U000000)[0-7][0-9A-Fa-f]")
+# A backslash, a line break (libyaml's: LF, CR, NEL, LS, PS) and the next line's blanks,
+# joined inside a double-quoted scalar: a word is split so only when a character of one
+# (letters, "_", ":") is on both sides. A shell script's continuation (`` \`` at a line's
+# end, in a block scalar, where a backslash escapes nothing) has a blank before it.
+_JOIN = re.compile("\\\\(?:\r\n?|[\n\x85\u2028\u2029])[ \t]*[A-Za-z_:]")
+_JOIN_BYTES = re.compile(b"\\\\(?:\r\n?|\n|\xc2\x85|\xe2\x80[\xa8\xa9])[ \t]*[A-Za-z_:]")
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_:")
+_WORD_BYTES = frozenset(character.encode() for character in _WORD)
 _LOOKS = 16
 _RUN = 64
 # Any escape at all: a file name may be any text (``caf\u00e9.yaml``).
@@ -34,14 +42,16 @@ _TAG_BYTES = re.compile(rb"![^\s!%]*%[0-9A-Fa-f]{2}")
 
 def may_hide_words(text: str) -> bool:
     """Whether ``text`` holds an escape that its parser may turn into a word's letters."""
-    return ("\\" in text and _escaped(_BACKSLASH, text, "\\")) or (
-        "%" in text and ("%TAG" in text or _TAG.search(text) is not None))
+    if "\\" in text and (_escaped(_ESCAPE, text, "\\") or _joined(_JOIN, text, _WORD)):
+        return True
+    return "%" in text and ("%TAG" in text or _TAG.search(text) is not None)
 
 
 def may_hide_words_in_bytes(data: bytes) -> bool:
     """``may_hide_words`` of UTF-8 bytes."""
-    return (b"\\" in data and _escaped(_BACKSLASH_BYTES, data, b"\\")) or (
-        b"%" in data and (b"%TAG" in data or _TAG_BYTES.search(data) is not None))
+    if b"\\" in data and (_escaped(_ESCAPE_BYTES, data, b"\\") or _joined(_JOIN_BYTES, data, _WORD_BYTES)):
+        return True
+    return b"%" in data and (b"%TAG" in data or _TAG_BYTES.search(data) is not None)
 
 
 def _escaped(pattern: re.Pattern, text, backslash) -> bool:
@@ -52,6 +62,15 @@ def _escaped(pattern: re.Pattern, text, backslash) -> bool:
         while at > stop and text[at:at + 1] == backslash:
             at -= 1
         if looks == _LOOKS or (at == stop >= 0) or (match.start() - 1 - at) % 2 == 0:
+            return True
+    return False
+
+
+def _joined(pattern: re.Pattern, text, word) -> bool:
+    """Whether a match of ``pattern`` follows a character of a word (or may)."""
+    for looks, match in enumerate(pattern.finditer(text)):
+        start = match.start()
+        if looks == _LOOKS or (start > 0 and text[start - 1:start] in word):
             return True
     return False
 
