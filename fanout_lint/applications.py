@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 
 from fanout_lint.discover import Candidate, walk_templates
+from fanout_lint.loaders.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
 from fanout_lint.regular_files import read_bounded
 from fanout_lint.repository import top_level
 
@@ -57,12 +58,18 @@ class Marks:
 
 
 def marks(data: bytes) -> Marks:
+    """What the bytes say a file may link by; every kind when it may write a word only
+    through an escape (``Fn::Import\\x56alue``, ``!Import%56alue``: see ``escapes.py``),
+    which the parse of its link facts then decides."""
     nests = False
     for mark in NEST_MARKS:  # every file of a run is looked at: no generator per file
         if mark in data:
             nests = True
             break
-    return Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
+    found = Marks(IMPORT_MARK in data, EXPORT_MARK in data, nests)
+    if not (found.imports and found.exports and found.nests) and may_hide_words_in_bytes(data):
+        return Marks(True, True, True)
+    return found
 
 
 @dataclass(eq=False, repr=False)
@@ -248,6 +255,10 @@ class _Scan:
             if not importers and exported:
                 importers = True
                 pending += [key for key, m in marks.items() if m.imports and key not in facts]
+            if fresh and _ANY_NAME not in offered:
+                offered.add(_ANY_NAME)
+                # an outside template that escapes text may name any template reached
+                pending += [k for k in mentions.get(_ANY_NAME, ()) if k not in facts]
             for key in fresh:
                 name = os.path.basename(paths[key]).encode("utf-8", "surrogatepass")
                 if name in offered:
@@ -325,6 +336,9 @@ _BEFORE_NAME = (b"/", b"\\", b'"', b"'", b"\n", b"\r", b"\x00")
 _BLANKS_IN_NAME = 8  # a name with more blanks than this is not looked for
 
 
+_ANY_NAME = b""  # in the index: templates that may mention any name (they escape text)
+
+
 def _mentioned(keys: list[str], paths: dict[str, str], scan: _Scan) -> dict[bytes, list[str]]:
     """File name -> the templates of ``keys`` whose bytes mention it, as a reference to a
     nested template writes it (after a separator, a quote, a blank or a line break; a
@@ -334,6 +348,8 @@ def _mentioned(keys: list[str], paths: dict[str, str], scan: _Scan) -> dict[byte
     found: dict[bytes, list[str]] = {}
     for key in keys:
         data = scan.data(paths[key])
+        if may_hide_text_in_bytes(data):  # it may spell a name through an escape
+            found.setdefault(_ANY_NAME, []).append(key)
         names: set[bytes] = set()
         for match in _TEMPLATE_SUFFIX.finditer(data):
             names.update(_names_ending(data, match.end()))

@@ -297,7 +297,9 @@ def _check(args, startup: StartUp) -> int:
         return EXIT_OK
     from fanout_lint.parse_cache import open_cache
 
-    settings = dataclasses.replace(settings, cache=open_cache(os.environ, disabled=args.no_cache))
+    cache = open_cache(os.environ, disabled=args.no_cache,
+                       warn=lambda message: sys.stderr.write(clean(f"fanout-lint: warning: {message}") + "\n"))
+    settings = dataclasses.replace(settings, cache=cache)
     keep_graphs = any(r.format == "junit" for r in reports)
     progress = _progress(args)
 

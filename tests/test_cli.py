@@ -114,7 +114,8 @@ def test_malformed_yaml_is_reported_with_its_line_and_the_rest_is_still_linted(t
 
 
 def test_malformed_json_is_reported_with_its_line(tmp_path):
-    (tmp_path / "bad.json").write_text('{\n  "Resources": {\n    "Q": {"Type": "AWS::SQS::Queue",}\n  }\n}\n')
+    # not YAML either (the last brace is missing): YAML would be linted as YAML
+    (tmp_path / "bad.json").write_text('{\n  "Resources": {\n    "Q": {"Type": "AWS::SQS::Queue",}\n  }\n')
     proc = run("--format", "json", str(tmp_path))
     assert proc.returncode == 2
     errors = json.loads(proc.stdout)["errors"]

@@ -251,7 +251,8 @@ def test_broken_json_that_names_the_words_only_in_values_is_no_template(capsys, 
 
 @pytest.mark.parametrize("key", ['"Resources"', '"Resources" \n\t:', '"service"', '"planned_values"'])
 def test_broken_json_that_writes_a_template_word_as_a_key_is_an_error(capsys, tmp_path, good, key):
-    text = "{" + key + ("" if key.endswith(":") else ":") + ' {"Q": {"Type": "AWS::SQS::Queue",}}}'
+    # not YAML either (a brace is missing): valid YAML would be read as YAML
+    text = "{" + key + ("" if key.endswith(":") else ":") + ' {"Q": {"Type": "AWS::SQS::Queue",}}'
     (tmp_path / "broken.json").write_text(text)
     code, report, _ = check(capsys, tmp_path)
     assert code == 2

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.cfn_template import is_read, is_template
+from fanout_lint.loaders.escapes import may_hide_words
 from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
 from fanout_lint.parse_cache import ParseCache
@@ -26,6 +27,64 @@ _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values", "service"
 _QUOTED_MARKERS = tuple((f'"{marker}"', re.compile(f'"{marker}"[ \t\n\r]*:')) for marker in _MARKERS)
 _COLON_AFTER_BLANKS = re.compile(r"[ \t\n\r]*:")
 _LOOKS = 16  # occurrences of a word looked at one by one; past them, one search in C
+# What a file JSON's extension names, or that starts with "{", and that is not JSON may
+# still be YAML (CloudFormation reads both, whatever the name): a marker as a key of
+# YAML's own (a whole scalar, unquoted or single-quoted, or followed by a comment or a
+# line break before its colon; an unquoted one's colon is followed by a blank or a flow
+# indicator, else it is part of the scalar), or an alias where a key may start (the alias
+# of an anchored marker may be the key; anchor names are letters, digits, "-" and "_").
+# In valid JSON none of these is outside a string. Linear: a literal, then runs of
+# classes that exclude what follows them; what precedes a match is looked at after it.
+_MARKER_KEYS = tuple(  # one pattern a marker: a literal prefix is searched for fast
+    re.compile(marker + "(?:['\"][ \t\n\r]*[:#]|[ \t\n\r]*(?:#|:(?![^\\s,\\[\\]{}])))") for marker in _MARKERS
+)
+_ALIAS_KEY = re.compile(r"\*[0-9A-Za-z_-]+[ \t\n\r]*:")
+_BEFORE_KEY = frozenset("{,? \t\r\n'\"")  # what a whole scalar starts after (blanks: a tag's, an anchor's)
+_BEFORE_ALIAS = frozenset("{,?\n")  # where a key starts, blanks aside
+_LOOK_BACK = 64  # characters; further, the answer is "maybe"
+
+
+def _may_be_yaml_key(text: str) -> bool:
+    """Whether ``text`` may be YAML (not JSON) that writes a marker as a key: see
+    ``_MARKER_KEYS``. Past ``_LOOKS`` candidates, or blanks too long to look back over,
+    "maybe"."""
+    for marker_key in _MARKER_KEYS:
+        for looks, match in enumerate(marker_key.finditer(text)):
+            start = match.start()
+            if looks == _LOOKS or start == 0 or text[start - 1] in _BEFORE_KEY:
+                return True
+    for looks, match in enumerate(_ALIAS_KEY.finditer(text)):
+        at = match.start() - 1
+        stop = max(at - _LOOK_BACK, -1)
+        while at > stop and text[at] in " \t\r":
+            at -= 1
+        if looks == _LOOKS or at <= stop or text[at] in _BEFORE_ALIAS:
+            return True
+    return False
+
+
+def _worth_parsing(text: str, path: str) -> tuple[str, bool] | None:
+    """The file's syntax, and whether its text shows it may be read (a marker, and in
+    JSON a marker as a key: a file that then does not parse is an error), or None when it
+    cannot be a template, plan or service. A "no" is never wrong: when the text may spell
+    a marker only through an escape (see ``escapes.py``), or a file named JSON may be
+    YAML that writes one as a key, the answer is "maybe" (False), and the parsed top level
+    decides; such a file that does not parse is passed over, as before."""
+    hidden = None
+    if not any(marker in text for marker in _MARKERS):
+        hidden = may_hide_words(text)
+        if not hidden:
+            return None  # not a template: pre-commit hands us every YAML and JSON file
+    syntax = _syntax(text, path)
+    if syntax != "json":
+        return syntax, not hidden
+    if _may_be_read(text, syntax):
+        return syntax, True
+    if hidden is None:
+        hidden = may_hide_words(text)
+    if hidden or _may_be_yaml_key(text):
+        return syntax, False
+    return None
 
 
 def _may_be_read(text: str, syntax: str) -> bool:
@@ -93,19 +152,48 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         return LoadError(path, None, f"cannot read: {exc.strerror or exc}")
     try:
         text = decode(data)
-        if not any(marker in text for marker in _MARKERS):
-            return None  # not a template: pre-commit hands us every YAML and JSON file
-        syntax = _syntax(text, path)
-        if not _may_be_read(text, syntax):
+        worth = _worth_parsing(text, path)
+        if worth is None:
             return None
-        if syntax == "json" and not located:
-            return Parsed(_plain_json(text, path), syntax, text)
-        if syntax == "json":
-            data = parse_json(text, path, _readable, _bodies_read)
-            return None if data is None else Parsed(data, syntax, text)
-        return Parsed(parse_yaml(text, path), syntax, text)
+        syntax, sure = worth
+        try:
+            return _parse(text, path, syntax, located)
+        except ParseError:
+            if not sure:  # only a parse could tell: a file that does not parse is no template
+                return None
+            raise
     except ParseError as exc:
         return LoadError(path, exc.line, exc.message, exc.column)
+
+
+def _parse(text: str, path: str, syntax: str, located: bool) -> Parsed | None:
+    if syntax != "json":
+        return Parsed(parse_yaml(text, path), syntax, text)
+    try:
+        data = parse_json(text, path, _readable, _bodies_read) if located else _plain_json(text, path)
+    except ParseError:
+        data = _as_yaml(text, path)
+        if data is None:
+            raise  # neither: the JSON error
+        return Parsed(data, "yaml", text)
+    return None if located and data is None else Parsed(data, syntax, text)
+
+
+def _as_yaml(text: str, path: str):
+    """``text`` parsed as YAML when that is something a loader reads, else None: JSON
+    that does not parse may be YAML, which CloudFormation reads whatever the file's name
+    (a flow mapping, ``{Resources: {...}}``, is YAML, not JSON)."""
+    try:
+        data = parse_yaml(text, path)
+    except ParseError:
+        return None
+    if _is_plan(data) or is_template(data):
+        return data
+    if _is_service(data):
+        from fanout_lint.loaders.serverless import is_service
+
+        return data if is_service(data) else None
+    return None
 
 
 def _bodies_read(data):
@@ -156,17 +244,24 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
     alone; YAML cut down to the sections and entries that hold one of ``words``
     (``link_sections.py``), or whole when it cannot be cut or the cut does not parse."""
     text = decode(data)
-    if not any(marker in text for marker in _MARKERS):
+    worth = _worth_parsing(text, path)
+    if worth is None:
         return None
-    syntax = _syntax(text, path)
-    if not _may_be_read(text, syntax):
-        return None
+    syntax, sure = worth
     if syntax == "json":
-        parsed = _plain_json(text, path)
+        try:
+            parsed = _plain_json(text, path)
+        except ParseError:
+            parsed = _as_yaml(text, path)  # YAML named JSON (see ``_as_yaml``)
+            if parsed is None:
+                if not sure:
+                    return None
+                raise
     else:
         from fanout_lint.loaders.link_sections import cut
 
-        part = cut(text, words)
+        # the cut keeps the entries whose text holds a word: an escaped word is not there
+        part = None if may_hide_words(text) else cut(text, words)
         parsed = None
         if part is not None:
             try:

@@ -28,10 +28,11 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import stat
 import sys
 
 from fanout_lint import __version__
-from fanout_lint.parse_cache import user_cache_dir
+from fanout_lint.parse_cache import directory_problem, user_cache_dir
 
 # The token types of binary operators (and ``?``) in python-hcl2's grammar: a newline just
 # before one continues the expression instead of ending the attribute. MINUS is not among
@@ -166,13 +167,30 @@ def grammar_cache_path(environ, text: str, lark_version: str) -> str | None:
     made_of = f"{text}\0{lark_version}\0{sys.version_info[:2]}".encode()
     directory = user_cache_dir(environ)
     path = os.path.join(directory, _GRAMMAR_CACHE.format(key=hashlib.sha256(made_of).hexdigest()[:16]))
-    if os.path.isfile(path):
-        return path if os.access(path, os.R_OK) else None
+    # Lark loads its tables with pickle, so they are code: used only from a directory and
+    # a file that are the user's alone, as the parse cache's entries (parse_cache.py).
+    if directory_problem(directory) is not None:
+        return None
+    if os.path.lexists(path):
+        return path if _own_regular_file(path) and os.access(path, os.R_OK) else None
     try:
-        os.makedirs(directory, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
     except OSError:
         return None
+    if directory_problem(directory) is not None:
+        return None
     return path if os.access(directory, os.W_OK) else None
+
+
+def _own_regular_file(path: str) -> bool:
+    """A regular file (not a link) of the current user that nobody else can write."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    owner = getattr(os, "geteuid", None)
+    return (stat.S_ISREG(info.st_mode) and (owner is None or info.st_uid == owner())
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 def _remove(path: str) -> None:

@@ -34,6 +34,7 @@ from fanout_lint.loaders.hcl_expressions import (
 )
 from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.hcl_parser import syntax_fingerprint
+from fanout_lint.loaders.hcl_tree_data import file_from_data, file_to_data
 from fanout_lint.loaders.numbers import long_number_error
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.loaders.terraform_json import parse_tf_json
@@ -165,7 +166,7 @@ def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclF
     module instances share it. Files that do not parse are not stored: they are parsed
     again, to say why."""
     if cache is not None:
-        hit = cache.get("hcl", data, syntax_fingerprint)
+        hit = cache.get("hcl", data, syntax_fingerprint, decode=_from_data)
         if isinstance(hit, HclFile):
             return replace(hit, path=file)  # the same bytes may be another file's
     from fanout_lint.loaders.hcl_syntax import parse_hcl  # Lark: only for a file not in the cache
@@ -173,8 +174,12 @@ def _parsed(cache: ParseCache | None, data: bytes, text: str, file: str) -> HclF
     hcl = parse_hcl(text, file)
     if cache is None:
         return hcl
-    cache.put("hcl", data, syntax_fingerprint, hcl)
+    cache.put("hcl", data, syntax_fingerprint, hcl, encode=file_to_data)
     return hcl
+
+
+def _from_data(data) -> HclFile:
+    return file_from_data(data, "")  # the path is set by the caller, as for a hit in memory
 
 
 def _read_tfvars(unit: UnitState, directory: str, var_files: tuple[str, ...] = ()) -> dict[str, Value]:
