@@ -44,8 +44,10 @@ class UsageError(Exception):
 
 def add_arguments(check) -> None:
     check.add_argument("--config", metavar="FILE",
-                       help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint], "
-                            "searched from the current directory upward)")
+                       help="configuration file, instead of any the paths have (default: .fanout-lint.toml or "
+                            "pyproject.toml [tool.fanout-lint], the nearest to the paths, up to the repository root)")
+    check.add_argument("--isolated", action="store_true",
+                       help="read no configuration file: the defaults and the flags only (pins the gate in CI)")
     check.add_argument("--output", "-o", metavar="FILE",
                        help="write the report to FILE instead of standard output (the exit code still gates)")
     check.add_argument("--report", action="append", default=[], metavar="FORMAT=FILE",
@@ -98,6 +100,8 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         fail_on="none" if args.exit_zero else args.fail_on,
         config=args.config,
         docs_url=args.docs_url,
+        isolated=args.isolated,
+        paths=tuple(args.paths),
     )
     try:
         settings, path = resolve(flags, rules, os.getcwd())
@@ -106,6 +110,8 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         return None
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
+    for notice in settings.gate:  # what the configuration file lowers, whatever --quiet says
+        sys.stderr.write(f"{notice}\n")
     return settings, path
 
 
@@ -339,6 +345,10 @@ def render_report(result: Result, fmt: str, rules: tuple[Rule, ...], settings: S
 def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
            show_suppressed: bool, colour: bool, unsafe_fixes: bool = False, quiet: bool = False,
            baseline_used: bool = False) -> str:
+    if settings.gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
+        import dataclasses
+
+        result = dataclasses.replace(result, notices=[*settings.gate, *result.notices])
     if fmt == "json":
         from fanout_lint.report import json_report
 

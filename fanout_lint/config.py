@@ -54,20 +54,70 @@ class FileConfig(Record):
     notices: tuple[str, ...] = ()  # rules named by a former name, with the file (and line)
 
 
-def find_config(start: str) -> str | None:
-    """The nearest configuration file at or above ``start``."""
+def find_config(start: str, near_misses: list[str] | None = None) -> str | None:
+    """The nearest configuration file at or above ``start`` (a directory, or a file: its
+    directory), up to the repository root (the git top level) and never above it: a file
+    above the checkout is not the repository's to govern its gate. Outside a repository
+    the search goes up to the file system's root.
+
+    ``near_misses``: filled with a warning for each file on the way that is almost a
+    configuration (``[tool.fanout_lint]`` in a pyproject.toml)."""
+    from fanout_lint.repository import top_level
+
     directory = os.path.abspath(start)
+    if not os.path.isdir(directory) and os.path.lexists(directory):
+        directory = os.path.dirname(directory)
+    top = top_level(directory)
     while True:
         dedicated = os.path.join(directory, DEDICATED)
         if os.path.isfile(dedicated):
             return dedicated
         pyproject = os.path.join(directory, PYPROJECT)
-        if os.path.isfile(pyproject) and _has_our_table(pyproject):
-            return pyproject
+        if os.path.isfile(pyproject):
+            if _has_our_table(pyproject):
+                return pyproject
+            if near_misses is not None:
+                near_misses.extend(_near_miss(pyproject))
         parent = os.path.dirname(directory)
-        if parent == directory:
+        if parent == directory or directory == top:
             return None
         directory = parent
+
+
+def config_for(paths: list[str] | tuple[str, ...], cwd: str,
+               near_misses: list[str] | None = None) -> tuple[str | None, list[str]]:
+    """The configuration file of a run over ``paths``: the nearest to each path, so that a
+    run from a parent directory reads the file a run inside the directory would. When the
+    paths have different nearest files, the one nearest their common directory applies;
+    the others are returned (the caller says they were not applied). A path with no
+    file above it in its repository takes the current directory's."""
+    found: dict[str | None, None] = {}
+    fallback: list[str | None] = []
+    for path in paths or (".",):
+        nearest = find_config(os.path.join(cwd, path), near_misses)
+        if nearest is None:  # nothing above the path in its repository: the current directory's, as before
+            if not fallback:
+                fallback.append(find_config(cwd, near_misses))
+            nearest = fallback[0]
+        found[nearest] = None
+    if len(found) == 1:
+        return next(iter(found)), []
+    absolute = [os.path.abspath(os.path.join(cwd, p)) for p in paths]
+    common = os.path.commonpath(absolute) if absolute else cwd
+    chosen = find_config(common) or find_config(cwd)
+    return chosen, sorted(p for p in found if p is not None and p != chosen)
+
+
+def _near_miss(pyproject: str) -> list[str]:
+    text = _read(pyproject)
+    if "lint" not in text.lower():
+        return []
+    match = _NEAR_TABLE.search(text)
+    if match is None:
+        return []
+    line = text.count("\n", 0, match.start()) + 1
+    return [f"{pyproject}:{line}: warning: [tool.{match.group(1)}] is not read: the table of fanout-lint "
+            "is [tool.fanout-lint]"]
 
 
 def _has_our_table(path: str) -> bool:
@@ -84,6 +134,9 @@ def _has_our_table(path: str) -> bool:
 # could match newlines after a line anchor retries each run of blank lines from every
 # line in it, quadratic in the blank lines (300,000 of them took minutes).
 _OUR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?fanout-lint(?![\w-])", re.M)
+# A table that is almost ours: another separator or case (`fanout_lint`, `FanoutLint`),
+# a header our own pattern did not match. Linear: one anchored attempt per line.
+_NEAR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?(fanout[-_. ]?lint)(?![\w-])", re.M | re.I)
 
 
 def _read(path: str) -> str:
@@ -322,9 +375,41 @@ def _fail_on(value: Any, reader: _Reader) -> str:
 
 
 def _docs_url(value: Any, reader: _Reader) -> str:
-    if not isinstance(value, str) or not value.startswith(("https://", "http://")):
-        raise reader.error("docs-url", "'docs-url' must be an http(s) URL, the rule pages are <URL><rule-name>.md")
-    return value
+    if not isinstance(value, str):
+        raise reader.error("docs-url", f"'docs-url' {DOCS_URL_RULE}, not {_kind(value)}")
+    problem = docs_url_problem(value)
+    if problem:
+        raise reader.error("docs-url", f"'docs-url' {DOCS_URL_RULE}: {problem}")
+    return normal_docs_url(value)
+
+
+def _docs_url_flag(value: str) -> str:
+    problem = docs_url_problem(value)
+    if problem:
+        raise ConfigError(f"--docs-url {DOCS_URL_RULE}: {problem}")
+    return normal_docs_url(value)
+
+
+DOCS_URL_RULE = "must be an absolute http(s) URL; the rule pages are <URL><rule-name>.md"
+MAX_DOCS_URL = 1_000
+# What a URL may hold (RFC 3986's characters) less what a markdown link destination or
+# SARIF's readers could take for something else: no space, quote, angle bracket,
+# backslash, backtick, brace or control character.
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?")
+
+
+def docs_url_problem(value: str) -> str | None:
+    """Why ``value`` is not a usable ``docs-url``, or None."""
+    if len(value) > MAX_DOCS_URL:
+        return f"{len(value):,} characters, more than {MAX_DOCS_URL:,}"
+    if _URL.fullmatch(value) is None:
+        return f"not one, {value!r}" if len(value) <= 100 else "not one"
+    return None
+
+
+def normal_docs_url(value: str) -> str:
+    """``value`` ending with ``/``, so that ``<URL><rule-name>.md`` is a page below it."""
+    return value if value.endswith("/") else value + "/"
 
 
 def _severity(value: Any, key: str, reader: _Reader) -> Severity:
@@ -392,6 +477,8 @@ class Flags(Record):
     fail_on: str | None = None  # error, warning, info or none
     config: str | None = None
     docs_url: str | None = None
+    isolated: bool = False  # --isolated: no configuration file is read
+    paths: tuple[str, ...] = ()  # the linted paths: the configuration is the one nearest them
 
 
 def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
@@ -403,7 +490,16 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     for key in flags.select + flags.ignore:
         if not match_rules(rules, key):
             raise ConfigError(unknown_rule(rules, key))
-    path = flags.config if flags.config is not None else find_config(cwd)
+    if flags.isolated and flags.config is not None:
+        raise ConfigError("--isolated reads no configuration file: give it or --config, not both")
+    near_misses: list[str] = []
+    passed_over: list[str] = []
+    if flags.config is not None:
+        path: str | None = flags.config
+    elif flags.isolated:
+        path = None
+    else:
+        path, passed_over = config_for(flags.paths, cwd, near_misses)
     config = load_config(path, rules) if path else FileConfig(path="")
     cli_select = _ids(rules, flags.select)
     cli_ignore = _ids(rules, flags.ignore)
@@ -416,6 +512,17 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         raise ConfigError(f"--fail-on: {exc}") from None
     flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in flags.select + flags.ignore)
                          if n)
+    if passed_over:
+        flag_notices += (f"fanout-lint: warning: the paths have configuration files of their own that this run "
+                         f"does not apply ({', '.join(passed_over)}); it applies {path or 'the defaults'}: lint "
+                         "each directory in a run of its own to apply its file",)
+    docs_url = _docs_url_flag(flags.docs_url) if flags.docs_url else config.docs_url
+    from fanout_lint.gate import lowered
+
+    gate = lowered(path, rules, fail_on=None if flags.fail_on else config.fail_on,
+                   select=None if cli_select else config.select,
+                   ignore=tuple(i for i in config.ignore if i not in cli_select),
+                   exclude=config.exclude, severity=config.severity) if path else None
     settings = Settings(
         select=select,
         ignore=ignore,
@@ -423,8 +530,9 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         options={k: dict(v) for k, v in config.options.items()},
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
-        notices=config.notices + flag_notices,
-        docs_url=flags.docs_url or config.docs_url,
+        notices=tuple(near_misses) + config.notices + flag_notices,
+        docs_url=docs_url,
+        gate=(gate,) if gate is not None else (),
     )
     return settings, path
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fanout_lint.findings import Severity
+from fanout_lint.findings import Notice, Severity
 from fanout_lint.model.record import Record
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
@@ -47,6 +47,9 @@ class Settings(Record):
     link_repository: bool = True
     repo_root: str = "."
     repo_root_given: bool = False  # --repo-root was given: outside git, it is the repository to link with
+    # What the configuration file lowers (gate.py): Notices said on stderr, in the
+    # markdown summary, and in JSON, SARIF and GitHub output
+    gate: tuple[Notice, ...] = ()
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:
