@@ -1,8 +1,9 @@
 """The configuration file: ``[tool.fanout-lint]`` in pyproject.toml, or ``.fanout-lint.toml``.
 
-The file is found from the current directory upward (``.fanout-lint.toml`` first in each
-directory, then a ``pyproject.toml`` that has a ``[tool.fanout-lint]`` table); ``--config``
-names one explicitly. Everything in it is validated against the registered rules and their
+The file is found from each linted path upward, up to the repository root and never
+above it (``.fanout-lint.toml`` first in each directory, then a ``pyproject.toml`` that
+has a ``[tool.fanout-lint]`` table); ``--config`` names one explicitly, ``--isolated``
+reads none. What the file lowers of the gate is said aloud (``gate.py``). Everything in it is validated against the registered rules and their
 declared options, so a typo is an error (exit 2), never a silently ignored setting.
 Command-line flags win over the file.
 """
@@ -15,8 +16,10 @@ import sys
 from dataclasses import dataclass, field, replace
 
 from fanout_lint.findings import Severity
+from fanout_lint.gate import lowered
 from fanout_lint.model.record import Record
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
+from fanout_lint.repository import top_level
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import (
     Settings, find_rule, match_rules, parse_fail_on, renamed, rule_suggestion, suggestion,
@@ -62,8 +65,6 @@ def find_config(start: str, near_misses: list[str] | None = None) -> str | None:
 
     ``near_misses``: filled with a warning for each file on the way that is almost a
     configuration (``[tool.fanout_lint]`` in a pyproject.toml)."""
-    from fanout_lint.repository import top_level
-
     directory = os.path.abspath(start)
     if not os.path.isdir(directory) and os.path.lexists(directory):
         directory = os.path.dirname(directory)
@@ -517,8 +518,6 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
                          f"does not apply ({', '.join(passed_over)}); it applies {path or 'the defaults'}: lint "
                          "each directory in a run of its own to apply its file",)
     docs_url = _docs_url_flag(flags.docs_url) if flags.docs_url else config.docs_url
-    from fanout_lint.gate import lowered
-
     gate = lowered(path, rules, fail_on=None if flags.fail_on else config.fail_on,
                    select=None if cli_select else config.select,
                    ignore=tuple(i for i in config.ignore if i not in cli_select),
