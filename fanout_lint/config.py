@@ -94,19 +94,39 @@ def config_for(paths: list[str] | tuple[str, ...], cwd: str,
     file above it in its repository takes the current directory's."""
     found: dict[str | None, None] = {}
     fallback: list[str | None] = []
-    for path in paths or (".",):
-        nearest = find_config(os.path.join(cwd, path), near_misses)
+    # a hook names hundreds of files in a few directories: each directory is looked up once
+    directories = dict.fromkeys(_directory(os.path.join(cwd, path)) for path in paths or (".",))
+    for directory in directories:
+        nearest = find_config(directory, near_misses)
         if nearest is None:  # nothing above the path in its repository: the current directory's, as before
             if not fallback:
                 fallback.append(find_config(cwd, near_misses))
-            nearest = fallback[0]
+            nearest = fallback[0] if not _above_repository(fallback[0], directory) else None
         found[nearest] = None
     if len(found) == 1:
         return next(iter(found)), []
     absolute = [os.path.abspath(os.path.join(cwd, p)) for p in paths]
     common = os.path.commonpath(absolute) if absolute else cwd
-    chosen = find_config(common) or find_config(cwd)
+    chosen = find_config(common)
+    if chosen is None and fallback and not _above_repository(fallback[0], common):
+        chosen = fallback[0]
     return chosen, sorted(p for p in found if p is not None and p != chosen)
+
+
+def _above_repository(config: str | None, directory: str) -> bool:
+    """``config`` is in a directory above the repository of ``directory``: the current
+    directory's file is no file of that repository (a checkout inside a workspace)."""
+    top = top_level(directory)
+    if config is None or top is None:
+        return False
+    home = os.path.dirname(os.path.abspath(config))
+    return top != home and top.startswith(home.rstrip(os.sep) + os.sep)
+
+
+def _directory(path: str) -> str:
+    """``path`` when it is a directory (or names nothing), else its directory."""
+    path = os.path.abspath(path)
+    return path if os.path.isdir(path) or not os.path.lexists(path) else os.path.dirname(path)
 
 
 def _near_miss(pyproject: str) -> list[str]:
@@ -529,7 +549,7 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         options={k: dict(v) for k, v in config.options.items()},
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
-        notices=tuple(near_misses) + config.notices + flag_notices,
+        notices=tuple(dict.fromkeys(near_misses)) + config.notices + flag_notices,
         docs_url=docs_url,
         gate=(gate,) if gate is not None else (),
     )

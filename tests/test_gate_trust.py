@@ -328,3 +328,22 @@ def test_a_near_miss_table_is_a_warning_naming_the_right_one(tmp_path, capsys, m
     assert code == 1  # the table is not read
     assert f"{tmp_path / 'pyproject.toml'}:4: warning: [tool.fanout_lint] is not read: the table of fanout-lint " \
            "is [tool.fanout-lint]" in err
+
+
+def test_the_current_directorys_file_above_the_checkout_does_not_govern_it(tmp_path, capsys, monkeypatch):
+    # a workspace that holds the checkout: run from the workspace, the path's repository
+    # has no file, and the workspace's is above the repository
+    (tmp_path / ".fanout-lint.toml").write_text('fail-on = "none"\n', encoding="utf-8")
+    work = tmp_path / "checkout"
+    (work / ".git").mkdir(parents=True)
+    shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), work / "broken.yaml")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check", "checkout/broken.yaml")
+    assert code == 1 and "FL201" in out and "lowers the gate" not in err
+    # a directory beside the repository is the user's own: its file applies, as before
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".fanout-lint.toml").write_text('fail-on = "none"\n', encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    code, _, err = run(capsys, "check", str(work / "broken.yaml"))
+    assert code == 0 and "lowers the gate" in err
