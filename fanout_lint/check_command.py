@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fanout_lint.findings import LoadError, where
 from fanout_lint.settings import Settings, enabled_rules, severity_for, suggestion
@@ -346,9 +346,7 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
            show_suppressed: bool, colour: bool, unsafe_fixes: bool = False, quiet: bool = False,
            baseline_used: bool = False) -> str:
     if settings.gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
-        import dataclasses
-
-        result = dataclasses.replace(result, notices=[*settings.gate, *result.notices])
+        result = replace(result, notices=[*settings.gate, *result.notices])
     if fmt == "json":
         from fanout_lint.report import json_report
 
