@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fanout_lint.findings import LoadError, where
 from fanout_lint.settings import Settings, enabled_rules, severity_for, suggestion
@@ -44,8 +44,10 @@ class UsageError(Exception):
 
 def add_arguments(check) -> None:
     check.add_argument("--config", metavar="FILE",
-                       help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint], "
-                            "searched from the current directory upward)")
+                       help="configuration file, instead of any the paths have (default: .fanout-lint.toml or "
+                            "pyproject.toml [tool.fanout-lint], the nearest to the paths, up to the repository root)")
+    check.add_argument("--isolated", action="store_true",
+                       help="read no configuration file: the defaults and the flags only (pins the gate in CI)")
     check.add_argument("--output", "-o", metavar="FILE",
                        help="write the report to FILE instead of standard output (the exit code still gates)")
     check.add_argument("--report", action="append", default=[], metavar="FORMAT=FILE",
@@ -107,6 +109,8 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         extend_select=split(args.extend_select),
         extend_ignore=split(args.extend_ignore),
         var_files=tuple(args.var_file),
+        isolated=args.isolated,
+        paths=tuple(args.paths),
     )
     try:
         settings, path = resolve(flags, rules, os.getcwd())
@@ -116,6 +120,8 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
     if not getattr(args, "quiet", False):  # -q: findings and errors only
         for notice in settings.notices:  # a rule named by a former name
             sys.stderr.write(clean(notice) + "\n")
+    for notice in settings.gate:  # what the configuration file lowers, whatever --quiet says
+        sys.stderr.write(f"{notice}\n")
     return settings, path
 
 
@@ -382,6 +388,8 @@ def render_report(result: Result, fmt: str, rules: tuple[Rule, ...], settings: S
 def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
            show_suppressed: bool, colour: bool, unsafe_fixes: bool = False, quiet: bool = False,
            baseline_used: bool = False) -> str:
+    if settings.gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
+        result = replace(result, notices=[*settings.gate, *result.notices])
     if fmt == "json":
         from fanout_lint.report import json_report
 

@@ -68,10 +68,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _check_options(check: argparse.ArgumentParser) -> None:
-    check.add_argument("paths", nargs="*", default=["."],
+    check.add_argument("paths", nargs="*", default=None,
                        help="files or directories (default: .): CloudFormation, SAM and CDK output templates, "
-                            "serverless.yml, Terraform and OpenTofu directories, plan JSON")
+                            "serverless.yml, Terraform and OpenTofu directories, plan JSON; after `--` every "
+                            "argument is a path")
     from fanout_lint import check_command
+
+    check.add_argument("--pre-commit", action="store_true",
+                       help="the pre-commit hook's entry: the file names follow `--` (end the hook's args with it)")
 
     check.add_argument("--format", choices=check_command.FORMATS, default="text")
     check.add_argument("--fail-on", choices=check_command.FAIL_LEVELS, default=None,
@@ -97,6 +101,7 @@ def _check_options(check: argparse.ArgumentParser) -> None:
 def _rules_options(rules: argparse.ArgumentParser) -> None:
     rules.add_argument("--format", choices=("text", "json"), default="text")
     rules.add_argument("--config", metavar="FILE", help="configuration file (default: searched as for check)")
+    rules.add_argument("--isolated", action="store_true", help="read no configuration file")
 
 
 def _explain_options(explain: argparse.ArgumentParser) -> None:
@@ -183,7 +188,19 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
             sys.stderr.write(clean(mistyped) + "\n")
             return EXIT_ERROR
         argv = ["check", *argv]
-    args = build_parser(argv[0] if argv[0] in COMMANDS else None).parse_args(argv)
+    from fanout_lint.arguments import ArgumentsError, paths_of, split
+
+    try:
+        line = split(argv)  # a file name after `--` is never an option
+    except ArgumentsError as exc:
+        sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
+        return EXIT_ERROR
+    command = argv[0] if argv[0] in COMMANDS else None
+    if command in ("check", "graph"):
+        args = build_parser(command).parse_args(line.options)
+        args.paths = paths_of(args.paths, line.paths)
+    else:  # `explain -- NAME`: a rule name, which never starts with "-"
+        args = build_parser(command).parse_args([*line.options, *line.paths])
     if args.command == "rules":
         return _rules(args)
     if args.command == "explain":
@@ -357,7 +374,7 @@ def _rules(args) -> int:
 
     rules = _all_rules()
     try:
-        settings, _ = resolve(Flags(config=args.config), rules, os.getcwd())
+        settings, _ = resolve(Flags(config=args.config, isolated=args.isolated), rules, os.getcwd())
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return EXIT_ERROR

@@ -1,8 +1,9 @@
 """The configuration file: ``[tool.fanout-lint]`` in pyproject.toml, or ``.fanout-lint.toml``.
 
-The file is found from the current directory upward (``.fanout-lint.toml`` first in each
-directory, then a ``pyproject.toml`` that has a ``[tool.fanout-lint]`` table); ``--config``
-names one explicitly. Everything in it is validated against the registered rules and their
+The file is found from each linted path upward, up to the repository root and never
+above it (``.fanout-lint.toml`` first in each directory, then a ``pyproject.toml`` that
+has a ``[tool.fanout-lint]`` table); ``--config`` names one explicitly, ``--isolated``
+reads none. What the file lowers of the gate is said aloud (``gate.py``). Everything in it is validated against the registered rules and their
 declared options, so a typo is an error (exit 2), never a silently ignored setting.
 Command-line flags win over the file.
 """
@@ -16,8 +17,10 @@ from dataclasses import dataclass, field, replace
 
 from fanout_lint.file_ignores import FileIgnore
 from fanout_lint.findings import Severity
+from fanout_lint.gate import lowered
 from fanout_lint.model.record import Record
 from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
+from fanout_lint.repository import top_level
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import (
     Settings, find_rule, match_rules, parse_fail_on, renamed, rule_suggestion, suggestion,
@@ -60,20 +63,88 @@ class FileConfig(Record):
     var_files: tuple[str, ...] = ()  # as written: relative to the file's directory
 
 
-def find_config(start: str) -> str | None:
-    """The nearest configuration file at or above ``start``."""
+def find_config(start: str, near_misses: list[str] | None = None) -> str | None:
+    """The nearest configuration file at or above ``start`` (a directory, or a file: its
+    directory), up to the repository root (the git top level) and never above it: a file
+    above the checkout is not the repository's to govern its gate. Outside a repository
+    the search goes up to the file system's root.
+
+    ``near_misses``: filled with a warning for each file on the way that is almost a
+    configuration (``[tool.fanout_lint]`` in a pyproject.toml)."""
     directory = os.path.abspath(start)
+    if not os.path.isdir(directory) and os.path.lexists(directory):
+        directory = os.path.dirname(directory)
+    top = top_level(directory)
     while True:
         dedicated = os.path.join(directory, DEDICATED)
         if os.path.isfile(dedicated):
             return dedicated
         pyproject = os.path.join(directory, PYPROJECT)
-        if os.path.isfile(pyproject) and _has_our_table(pyproject):
-            return pyproject
+        if os.path.isfile(pyproject):
+            if _has_our_table(pyproject):
+                return pyproject
+            if near_misses is not None:
+                near_misses.extend(_near_miss(pyproject))
         parent = os.path.dirname(directory)
-        if parent == directory:
+        if parent == directory or directory == top:
             return None
         directory = parent
+
+
+def config_for(paths: list[str] | tuple[str, ...], cwd: str,
+               near_misses: list[str] | None = None) -> tuple[str | None, list[str]]:
+    """The configuration file of a run over ``paths``: the nearest to each path, so that a
+    run from a parent directory reads the file a run inside the directory would. When the
+    paths have different nearest files, the one nearest their common directory applies;
+    the others are returned (the caller says they were not applied). A path with no
+    file above it in its repository takes the current directory's."""
+    found: dict[str | None, None] = {}
+    fallback: list[str | None] = []
+    # a hook names hundreds of files in a few directories: each directory is looked up once
+    directories = dict.fromkeys(_directory(os.path.join(cwd, path)) for path in paths or (".",))
+    for directory in directories:
+        nearest = find_config(directory, near_misses)
+        if nearest is None:  # nothing above the path in its repository: the current directory's, as before
+            if not fallback:
+                fallback.append(find_config(cwd, near_misses))
+            nearest = fallback[0] if not _above_repository(fallback[0], directory) else None
+        found[nearest] = None
+    if len(found) == 1:
+        return next(iter(found)), []
+    absolute = [os.path.abspath(os.path.join(cwd, p)) for p in paths]
+    common = os.path.commonpath(absolute) if absolute else cwd
+    chosen = find_config(common)
+    if chosen is None and fallback and not _above_repository(fallback[0], common):
+        chosen = fallback[0]
+    return chosen, sorted(p for p in found if p is not None and p != chosen)
+
+
+def _above_repository(config: str | None, directory: str) -> bool:
+    """``config`` is in a directory above the repository of ``directory``: the current
+    directory's file is no file of that repository (a checkout inside a workspace)."""
+    top = top_level(directory)
+    if config is None or top is None:
+        return False
+    home = os.path.dirname(os.path.abspath(config))
+    return top != home and top.startswith(home.rstrip(os.sep) + os.sep)
+
+
+def _directory(path: str) -> str:
+    """``path`` when it is a directory (or names nothing), else its directory."""
+    path = os.path.abspath(path)
+    return path if os.path.isdir(path) or not os.path.lexists(path) else os.path.dirname(path)
+
+
+def _near_miss(pyproject: str) -> list[str]:
+    text = _read(pyproject)
+    if "lint" not in text.lower():
+        return []
+    match = _NEAR_TABLE.search(text)
+    if match is None:
+        return []
+    line = text.count("\n", 0, match.start()) + 1
+    return [f"{pyproject}:{line}: warning: [tool.{match.group(1)}] is not read: the table of fanout-lint "
+            "is [tool.fanout-lint]"]
 
 
 def _has_our_table(path: str) -> bool:
@@ -90,6 +161,9 @@ def _has_our_table(path: str) -> bool:
 # could match newlines after a line anchor retries each run of blank lines from every
 # line in it, quadratic in the blank lines (300,000 of them took minutes).
 _OUR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?fanout-lint(?![\w-])", re.M)
+# A table that is almost ours: another separator or case (`fanout_lint`, `FanoutLint`),
+# a header our own pattern did not match. Linear: one anchored attempt per line.
+_NEAR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?(fanout[-_. ]?lint)(?![\w-])", re.M | re.I)
 
 
 def _read(path: str) -> str:
@@ -346,9 +420,41 @@ def _fail_on(value: Any, reader: _Reader) -> str:
 
 
 def _docs_url(value: Any, reader: _Reader) -> str:
-    if not isinstance(value, str) or not value.startswith(("https://", "http://")):
-        raise reader.error("docs-url", "'docs-url' must be an http(s) URL, the rule pages are <URL><rule-name>.md")
-    return value
+    if not isinstance(value, str):
+        raise reader.error("docs-url", f"'docs-url' {DOCS_URL_RULE}, not {_kind(value)}")
+    problem = docs_url_problem(value)
+    if problem:
+        raise reader.error("docs-url", f"'docs-url' {DOCS_URL_RULE}: {problem}")
+    return normal_docs_url(value)
+
+
+def _docs_url_flag(value: str) -> str:
+    problem = docs_url_problem(value)
+    if problem:
+        raise ConfigError(f"--docs-url {DOCS_URL_RULE}: {problem}")
+    return normal_docs_url(value)
+
+
+DOCS_URL_RULE = "must be an absolute http(s) URL; the rule pages are <URL><rule-name>.md"
+MAX_DOCS_URL = 1_000
+# What a URL may hold (RFC 3986's characters) less what a markdown link destination or
+# SARIF's readers could take for something else: no space, quote, angle bracket,
+# backslash, backtick, brace or control character.
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?")
+
+
+def docs_url_problem(value: str) -> str | None:
+    """Why ``value`` is not a usable ``docs-url``, or None."""
+    if len(value) > MAX_DOCS_URL:
+        return f"{len(value):,} characters, more than {MAX_DOCS_URL:,}"
+    if _URL.fullmatch(value) is None:
+        return f"not one, {value!r}" if len(value) <= 100 else "not one"
+    return None
+
+
+def normal_docs_url(value: str) -> str:
+    """``value`` ending with ``/``, so that ``<URL><rule-name>.md`` is a page below it."""
+    return value if value.endswith("/") else value + "/"
 
 
 def _severity(value: Any, key: str, reader: _Reader) -> Severity:
@@ -423,6 +529,8 @@ class Flags(Record):
     extend_select: tuple[str, ...] = ()
     extend_ignore: tuple[str, ...] = ()
     var_files: tuple[str, ...] = ()  # relative to the current directory
+    isolated: bool = False  # --isolated: no configuration file is read
+    paths: tuple[str, ...] = ()  # the linted paths: the configuration is the one nearest them
 
 
 def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
@@ -439,7 +547,16 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     for key in flags.select + flags.ignore + flags.extend_select + flags.extend_ignore:
         if not match_rules(rules, key):
             raise ConfigError(unknown_rule(rules, key))
-    path = flags.config if flags.config is not None else find_config(cwd)
+    if flags.isolated and flags.config is not None:
+        raise ConfigError("--isolated reads no configuration file: give it or --config, not both")
+    near_misses: list[str] = []
+    passed_over: list[str] = []
+    if flags.config is not None:
+        path: str | None = flags.config
+    elif flags.isolated:
+        path = None
+    else:
+        path, passed_over = config_for(flags.paths, cwd, near_misses)
     config = load_config(path, rules) if path else FileConfig(path="")
     cli_select = _ids(rules, flags.select)
     cli_ignore = _ids(rules, flags.ignore) + _ids(rules, flags.extend_ignore)
@@ -459,6 +576,16 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     named = flags.select + flags.ignore + flags.extend_select + flags.extend_ignore
     flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in named) if n)
     base = os.path.dirname(path) if path else ""
+    if passed_over:
+        flag_notices += (f"fanout-lint: warning: the paths have configuration files of their own that this run "
+                         f"does not apply ({', '.join(passed_over)}); it applies {path or 'the defaults'}: lint "
+                         "each directory in a run of its own to apply its file",)
+    docs_url = _docs_url_flag(flags.docs_url) if flags.docs_url else config.docs_url
+    gate = lowered(path, rules, fail_on=None if flags.fail_on else config.fail_on,
+                   select=None if cli_select else config.select,
+                   ignore=tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back),
+                   exclude=config.exclude, severity=config.severity,
+                   per_file=tuple(entry.pattern for entry in config.per_file_ignores)) if path else None
     settings = Settings(
         select=select,
         ignore=ignore,
@@ -466,8 +593,9 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         options={k: dict(v) for k, v in config.options.items()},
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
-        notices=config.notices + flag_notices,
-        docs_url=flags.docs_url or config.docs_url,
+        notices=tuple(dict.fromkeys(near_misses)) + config.notices + flag_notices,
+        docs_url=docs_url,
+        gate=(gate,) if gate is not None else (),
         per_file_ignores=config.per_file_ignores,
         per_file_base=base or cwd,
         var_files=tuple(os.path.join(base, v) for v in config.var_files) + flags.var_files,

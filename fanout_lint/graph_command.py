@@ -18,7 +18,8 @@ EXIT_OK, EXIT_ERROR = 0, 2
 
 
 def add_options(graph) -> None:
-    graph.add_argument("paths", nargs="*", default=["."], help="files or directories (default: .)")
+    graph.add_argument("paths", nargs="*", default=None,
+                       help="files or directories (default: .); after `--` every argument is a path")
     graph.add_argument("--format", choices=FORMATS, default="mermaid")
     graph.add_argument("--focus", metavar="RESOURCE",
                        help="draw only this resource (logical ID or Terraform address) and its neighbourhood")
@@ -34,6 +35,8 @@ def add_options(graph) -> None:
                        help="skip paths matching this glob")
     graph.add_argument("--config", metavar="FILE",
                        help="configuration file (default: .fanout-lint.toml or pyproject.toml [tool.fanout-lint])")
+    graph.add_argument("--isolated", action="store_true",
+                       help="read no configuration file: the defaults and the flags only")
     graph.add_argument("--docs-url", default=None, metavar="URL",
                        help="markdown: where the rule pages are, <URL><rule-name>.md (default: the project's pages)")
     # as `check` takes them, so that a summary drawn beside a gate shows the findings it gates on
@@ -60,13 +63,15 @@ def run(args) -> int:
         return _fail("--hops must be 0 or more")
     # the same configuration as `check`, so the graph shows the findings the gate sees
     flags = Flags(select=_split(args.select), ignore=_split(args.ignore), exclude=_split(args.exclude),
-                  config=args.config)
+                  config=args.config, isolated=args.isolated, paths=tuple(args.paths), docs_url=args.docs_url)
     try:
         settings, _ = resolve(flags, ALL_RULES, os.getcwd())
     except ConfigError as exc:
         return _fail(str(exc))
     for notice in settings.notices:  # a rule named by a former name
         sys.stderr.write(clean(notice) + "\n")
+    for notice in settings.gate:  # what the configuration file lowers
+        sys.stderr.write(f"{notice}\n")
     import dataclasses
 
     from fanout_lint.repository import repo_root
@@ -98,12 +103,12 @@ def run(args) -> int:
             hint = suggestion(sorted({n.resource for n in view.nodes}), args.focus)
             return _fail(f"no resource {args.focus!r} in the topology{hint}")
         view = topology.focus(view, args.focus, hops)
-    drawn = render(view, args.format, args.docs_url or settings.docs_url or RULE_DOCS_URL)
+    drawn = render(view, args.format, settings.docs_url or RULE_DOCS_URL, settings.gate)
     if args.output:
-        from fanout_lint.regular_files import write_atomic
+        from fanout_lint.confine import Roots
 
-        try:
-            write_atomic(args.output, drawn.encode("utf-8"))  # a failed write keeps the old file
+        try:  # held to the repository as every written path (confine.py); a failed write keeps the old file
+            Roots(root, given=args.repo_root is not None).write(args.output, drawn.encode("utf-8"))
         except OSError as exc:
             return _fail(f"cannot write {args.output}: {exc.strerror or exc}")
     else:
@@ -126,7 +131,7 @@ def _baseline(path: str | None) -> frozenset[str] | None:
         return None
 
 
-def render(view, fmt: str, docs_url: str) -> str:
+def render(view, fmt: str, docs_url: str, gate: tuple = ()) -> str:
     if fmt == "dot":
         from fanout_lint.report import dot
 
@@ -138,7 +143,7 @@ def render(view, fmt: str, docs_url: str) -> str:
     if fmt == "markdown":
         from fanout_lint.report import markdown
 
-        return markdown.render(view, docs_url)
+        return markdown.render(view, docs_url, gate=gate)
     from fanout_lint.report import mermaid
 
     return mermaid.render(view)

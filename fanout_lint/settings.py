@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from fanout_lint.file_ignores import FileIgnore
-from fanout_lint.findings import Severity
+from fanout_lint.findings import Notice, Severity
 from fanout_lint.model.record import Record
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.rule import Rule
@@ -57,6 +57,9 @@ class Settings(Record):
     # ``config_var_files`` come from the configuration file
     var_files: tuple[str, ...] = ()
     config_var_files: int = 0
+    # What the configuration file lowers (gate.py): Notices said on stderr, in the
+    # markdown summary, and in JSON, SARIF and GitHub output
+    gate: tuple[Notice, ...] = ()
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

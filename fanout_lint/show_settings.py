@@ -11,6 +11,7 @@ import json
 
 from fanout_lint.rule import Rule
 from fanout_lint.settings import Settings, enabled_rules, options_for, rule_names, severity_for
+from fanout_lint.untrusted import clean
 
 
 def rule_rows(rules: tuple[Rule, ...], settings: Settings) -> list[dict]:
@@ -41,6 +42,9 @@ def render_rules(rules: tuple[Rule, ...], settings: Settings, fmt: str) -> str:
 
 def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: str | None, root: str,
                     docs_url: str) -> str:
+    # Every string here may come from the configuration file, which a pull request can
+    # edit, or from a directory's name: each line is cleaned as untrusted text, and each
+    # starts with fanout-lint's own label, never with the file's text.
     fail_on = settings.fail_on.value if settings.fail_on is not None else "none"
     lines = [
         f"configuration: {config_path or '(none found; defaults)'}",
@@ -50,6 +54,7 @@ def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: st
         f"ignore: {_list(settings.ignore) or '(none)'}",
         f"exclude: {_list(settings.exclude) or '(none)'}",
         f"docs-url: {docs_url}",
+        *(f"gate: {notice.message}" for notice in settings.gate),
     ]
     # said only when set, so a run without them shows what it always showed
     for entry in settings.per_file_ignores:
@@ -61,7 +66,7 @@ def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: st
         options = " ".join(f"{k}={_plain(v)}" for k, v in row["options"].items())
         state = "on " if row["enabled"] else "off"
         lines.append(f"  {row['id']}  {row['name']}  {row['severity']}  {state}" + (f"  {options}" if options else ""))
-    return "\n".join(lines) + "\n"
+    return "\n".join(clean(line) for line in lines) + "\n"
 
 
 def _list(values: tuple[str, ...]) -> str:

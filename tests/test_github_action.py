@@ -260,3 +260,46 @@ def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_
         cached = _step(action, f"{name} fanout-lint's environment")
         assert cached["with"]["key"] == "${{ steps.key.outputs.key }}"
         assert "fanout-lint-venv" in cached["with"]["path"] and "lark-cache" in cached["with"]["path"]
+
+
+def test_a_path_with_spaces_is_one_path_and_never_an_option(runner, tmp_path):
+    work = _repo(tmp_path)
+    hostile = work / "x --fail-on none"
+    hostile.mkdir()
+    shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), hostile / "broken.yaml")
+    lint = runner.run("Run fanout-lint", work, {"paths": "x --fail-on none"})
+    assert lint.returncode == 0, lint.stderr
+    assert runner.outputs()["exit-code"] == "1"  # the finding fails the job: no flag came from the path
+    assert "x --fail-on none/broken.yaml:5:3: FL201" in lint.stdout.replace("\x1b[1m", "").replace("\x1b[0m", "")
+    summary = runner.run("job summary", work, {"paths": "x --fail-on none"}, {"lint.exit-code": "1"})
+    assert summary.returncode == 0, summary.stderr
+    # the summary step reads the paths the lint step wrote, each one argument after `--`
+    assert "## fanout-lint: 1 finding (1 error) in 1 unit" in runner.summary.read_text(encoding="utf-8")
+
+    outside = tmp_path / "outside.txt"
+    lint = runner.run("Run fanout-lint", work, {"paths": f"my infra --output {outside}\nclean.yaml"})
+    assert runner.outputs()["exit-code"] == "2"  # a path that does not exist, not an --output
+    assert f"my infra --output {outside}: error: no such file or directory" in lint.stdout
+    assert not outside.exists()
+
+
+def test_the_args_input_cannot_end_the_options(runner, tmp_path):
+    work = _repo(tmp_path)
+    lint = runner.run("Run fanout-lint", work, {"paths": "my infra", "args": "--select FL2 -- clean.yaml"})
+    assert lint.returncode == 0
+    assert runner.outputs()["exit-code"] == "2"
+    assert "::error title=fanout-lint::the args input cannot hold --" in lint.stdout
+
+
+def test_isolated_pins_the_gate_against_the_checkouts_configuration(runner, tmp_path):
+    work = _repo(tmp_path)
+    (work / ".fanout-lint.toml").write_text('fail-on = "none"\n', encoding="utf-8")
+    lint = runner.run("Run fanout-lint", work, {"paths": "my infra"})
+    assert runner.outputs()["exit-code"] == "0"  # the pull request's file turned the gate off ...
+    assert "this configuration lowers the gate: fail-on = none" in lint.stderr  # ... and the log says so
+    runner.run("Run fanout-lint", work, {"paths": "my infra", "isolated": "true"})
+    assert runner.outputs()["exit-code"] == "1"
+    summary = runner.run("job summary", work, {"paths": "my infra"}, {"lint.exit-code": "0"})
+    assert summary.returncode == 0
+    assert "> **Warning:** `.fanout-lint.toml`: `this configuration lowers the gate" in \
+        runner.summary.read_text(encoding="utf-8")

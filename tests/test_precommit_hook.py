@@ -29,7 +29,10 @@ jobs:
 def test_hook_manifest_matches_templates_and_terraform():
     with open(os.path.join(ROOT, ".pre-commit-hooks.yaml"), encoding="utf-8") as handle:
         (hook,) = yaml.safe_load(handle)
-    assert hook["id"] == "fanout-lint" and hook["entry"] == "fanout-lint" and hook["language"] == "python"
+    assert hook["id"] == "fanout-lint" and hook["entry"] == "fanout-lint check --pre-commit"
+    assert hook["language"] == "python"
+    # pre-commit appends the file names after the args: `--` ends the options before them
+    assert hook["args"] == ["--"]
     assert hook["require_serial"] is True
     import re
 
@@ -68,8 +71,9 @@ def hook_runner(tmp_path_factory):
     def run(repo, *files) -> subprocess.CompletedProcess:
         subprocess.run(["git", "add", "--all"], cwd=repo, env=env, check=True, capture_output=True)
         # try-repo installs the hook from this checkout (uncommitted changes included) with pip
+        chosen = ["--all-files"] if not files else ["--files", *files]
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", ROOT, "fanout-lint", "--files", *files],
+            [sys.executable, "-m", "pre_commit", "try-repo", ROOT, "fanout-lint", *chosen],
             cwd=repo, env=env, capture_output=True, text=True, timeout=600,
         )
 
@@ -101,6 +105,24 @@ def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_p
     output = clean.stdout + clean.stderr
     assert clean.returncode == 0, output
     assert "Passed" in output
+
+
+def test_real_pre_commit_passes_a_file_named_like_an_option_as_a_path(tmp_path, hook_runner):
+    run, env = hook_runner
+    repo = _repo(tmp_path / "repo", env)
+    shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), os.path.join(repo, "broken.yaml"))
+    with open(os.path.join(repo, "package.json"), "w", encoding="utf-8") as handle:
+        handle.write('{"name": "victim"}\n')
+    for name in ("--write-baseline=b.json", "--output=package.json"):
+        with open(os.path.join(repo, name), "w", encoding="utf-8") as handle:
+            handle.write("{}\n")
+    done = run(repo)  # every file: pre-commit's own --files would read these names as its options
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output  # the broken template still fails the hook
+    assert "broken.yaml:5:3: FL201 [error]" in output
+    assert not os.path.exists(os.path.join(repo, "b.json"))
+    with open(os.path.join(repo, "package.json"), encoding="utf-8") as handle:
+        assert handle.read() == '{"name": "victim"}\n'
 
 
 def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runner):
@@ -205,7 +227,7 @@ def test_a_comment_only_commit_in_a_baselined_module_passes(tmp_path, hook_runne
                    cwd=repo, env=env, check=True, capture_output=True)
     with open(os.path.join(repo, ".pre-commit-config.yaml"), "w", encoding="utf-8") as handle:
         handle.write(f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks:\n      - id: fanout-lint\n"
-                     "        args: [--baseline, baseline.json]\n")
+                     "        args: [--baseline, baseline.json, --]\n")
     with open(os.path.join(module, "main.tf"), "a", encoding="utf-8") as handle:
         handle.write("# a comment-only change\n")
     subprocess.run(["git", "add", "--all"], cwd=repo, env=env, check=True, capture_output=True)

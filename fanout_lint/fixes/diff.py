@@ -4,6 +4,12 @@ The lines shown come from the linted files, so they are untrusted text: each lin
 content is shown as ``untrusted.clean`` shows any text (a control character as a visible
 escape), and its line break as a newline. For the usual file, printable text with LF
 line ends, the diff is exact and applies with ``patch -p0`` or ``git apply``.
+
+A context line is the file's text behind one space, and the GitHub runner reads a line
+that starts with ``::`` after leading whitespace as a workflow command: a block scalar or
+heredoc line ``::error ...`` shown as context would be obeyed. Such a line is shown as
+removed and added again (``-`` then ``+``), which changes nothing the diff does (the old
+and the new text are the same) and starts the line with a sign, never with ``::``.
 """
 
 from __future__ import annotations
@@ -28,8 +34,13 @@ def render(changes: list[FileChange]) -> str:
                 out.append(line if line.endswith("\n") else line + "\n")
                 continue
             content = line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-            out.append(clean(content) + "\n")
-            if content == line:  # the file's last line, without a break
+            shown = clean(content)
+            last = content == line  # the file's last line, without a break
+            if shown.startswith(" ") and shown.lstrip(" ").startswith("::"):
+                out += ["-" + shown[1:] + "\n", *([NO_NEWLINE] if last else []), "+" + shown[1:] + "\n"]
+            else:
+                out.append(shown + "\n")
+            if last:
                 out.append(NO_NEWLINE)
     return "".join(out)
 

@@ -56,15 +56,33 @@ def cell(text: str) -> str:
 
 
 def rule_link(rule: str, name: str, docs: str) -> str:
-    return f"[{rule} {name}]({docs}{name}.md)"
+    return f"[{rule} {name}]({link_target(docs)}{name}.md)"
 
 
-def render(topology: Topology, docs: str = RULE_DOCS_URL, limit: int = MAX_SUMMARY_BYTES) -> str:
+# A link destination ends at an unbalanced ")" and at a space; "<", ">", "\\" and
+# backticks are refused in a docs-url already, the parentheses are written as escapes.
+_TARGET_ESCAPES = str.maketrans({"(": "%28", ")": "%29", " ": "%20", "<": "%3C", ">": "%3E", "\\": "%5C",
+                                 "`": "%60", "\n": "", "\r": ""})
+
+
+def link_target(url: str) -> str:
+    """``url`` as a markdown link destination: nothing in it ends the link early."""
+    return url.translate(_TARGET_ESCAPES)
+
+
+def render(topology: Topology, docs: str = RULE_DOCS_URL, limit: int = MAX_SUMMARY_BYTES,
+           gate: tuple = ()) -> str:
     """The summary, at most ``limit`` bytes of UTF-8: the findings table and the list of
-    files that could not be read are cut first, each with a line saying what was left out."""
+    files that could not be read are cut first, each with a line saying what was left out.
+    ``gate``: the notices of a configuration file that lowers the gate (``gate.py``), said
+    first."""
     findings = topology.findings
     units = len(topology.clusters)
     head = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
+    if gate:
+        from fanout_lint.gate import summary_lines
+
+        head += summary_lines(gate, code)
     counts = _counts(findings, docs) + [""] if findings else []
     diagram = _diagram(topology)
     budget = limit - _size(head + counts + diagram) - 2_000  # the cut lines and table frames
@@ -75,7 +93,14 @@ def render(topology: Topology, docs: str = RULE_DOCS_URL, limit: int = MAX_SUMMA
         errors = ["**Files that could not be read:**", "", *items, ""]
         budget -= _size(errors)
     table = _table(findings, docs, budget) + [""] if findings else []
-    return "\n".join(head + errors + counts + table + diagram) + "\n"
+    out = "\n".join(head + errors + counts + table + diagram) + "\n"
+    if len(out.encode("utf-8")) > limit:  # the parts that are never cut are too large themselves
+        return "\n".join(head + [TOO_LARGE]) + "\n"
+    return out
+
+
+TOO_LARGE = ("_The summary is too large for GitHub's 1 MiB limit and is left out: see the job log or the "
+             "SARIF report._")
 
 
 def _size(lines: list[str]) -> int:
