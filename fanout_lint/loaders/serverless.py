@@ -50,6 +50,7 @@ from __future__ import annotations
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders import sam
+from fanout_lint.loaders import serverless_events as events_module
 from fanout_lint.loaders import serverless_naming as naming
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
@@ -78,7 +79,7 @@ _SNS_DIRECT = (
 # How the Framework names the settings of what it generates, and what it cannot express.
 FUNCTION = Written("cloudformation", "Serverless function", names=(
     ("name", "name"), ("timeout", "timeout"), ("dead_letter", "onError"),
-    ("reserved_concurrency", "reservedConcurrency"),
+    ("reserved_concurrency", "reservedConcurrency"), ("invoke_on_failure", "destinations.onFailure"),
 ))
 SQS_EVENT = Written(
     "cloudformation", "Serverless sqs event", transform=True,
@@ -104,7 +105,9 @@ SNS_TOPIC = Written(
                     "resources.Resources and name its ARN in the event's arn"),),
 )
 DESTINATIONS = Written("cloudformation", "Serverless destinations", transform=True,
-                       names=(("on_failure", "destinations.onFailure"),))
+                       names=(("on_failure", "destinations.onFailure"), ("on_success", "destinations.onSuccess"),
+                              ("maximum_retry_attempts", "maximumRetryAttempts"),
+                              ("maximum_event_age", "maximumEventAge")))
 
 
 def is_service(data: Any) -> bool:
@@ -134,6 +137,8 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
     nodes, uses, mentions = build(views, linker)
     graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {},
                   mentions=mentions)
+    # The hook for the unit's "not modelled" notice: each construct seen and not modelled.
+    graph.unmodelled = tuple(service.unmodelled)  # type: ignore[attr-defined]
     return [graph], service.errors
 
 
@@ -163,6 +168,9 @@ class _Service:
         self.generated: dict[str, RawResource] = {}
         self.suppressions: dict[str, tuple[Suppression, ...]] = {}
         self.hidden_functions = False  # functions or events the file does not show
+        self.unexpanded = False  # an event of a type not expanded here, which generates resources of its own
+        # messaging constructs seen and not modelled (a custom resource), for the unit's notice
+        self.unmodelled: list[events_module.Unmodelled] = []
         provider = data.get("provider")
         self.provider = provider if isinstance(provider, dict) else {}
         self.fallback = data.loc if isinstance(data, Map) else Loc(file, 1, 1)
@@ -240,6 +248,7 @@ class _Service:
         if not isinstance(events, list):
             self.hidden_functions = True
             return
+        counts = events_module.Expansion()
         for index, item in enumerate(events):
             if not isinstance(item, dict) or _intrinsic(item):
                 self.hidden_functions = True  # an event from a variable we cannot resolve
@@ -250,24 +259,58 @@ class _Service:
                 self.sqs(key, fn, item, index, where, suppressions)
             if "sns" in item:
                 self.sns(key, fn, item, index, where, suppressions)
+            for kind, expand in _EVENTS.items():
+                if kind in item:
+                    expand(self, key, fn, function, item, index, where, suppressions, counts)
+            if not any(kind in item for kind in _EXPANDED):
+                self.unexpanded = True  # http, alb, iot...: resources of its own the Framework generates
+        self.unmodelled.extend(counts.unmodelled)
+
+    def function_name(self, key: str, function: dict) -> str | None:
+        """The function's deployed name: ``name``, else ``<service>-<stage>-<key>`` (the
+        stage ``provider.stage``, else the Framework's ``dev``); None when not proved."""
+        if function.get("name") is not None:
+            return self.text(function["name"])
+        service = self.data.get("service")
+        service = service.get("name") if isinstance(service, dict) else service
+        stage = self.provider.get("stage", "dev")
+        service, stage = self.text(service), self.text(stage)
+        return f"{service}-{stage}-{key}" if service is not None and stage is not None else None
 
     def destinations(self, key: str, fn: str, function: dict, loc: Loc, suppressions) -> None:
+        """``destinations`` (onSuccess, onFailure), ``maximumRetryAttempts`` and
+        ``maximumEventAge``: the function's ``AWS::Lambda::EventInvokeConfig``."""
         destinations = function.get("destinations")
-        on_failure = destinations.get("onFailure") if isinstance(destinations, dict) else None
-        if on_failure is None:
+        retries, age = function.get("maximumRetryAttempts"), function.get("maximumEventAge")
+        if not _truthy(destinations) and not _truthy(age) and retries is None:
             return
-        target = DerivedMap(loc)
-        if isinstance(on_failure, dict) and not _intrinsic(on_failure) and "arn" in on_failure:
-            target.take("Destination", on_failure, "arn")
-        elif isinstance(on_failure, str) and on_failure.startswith("arn:"):
-            target.take("Destination", destinations, "onFailure")
-        else:
-            return  # another function of the service: not a place failures are kept
-        failure = DerivedMap(loc)
-        failure.put("OnFailure", target, destinations, "onFailure")
+        config = DerivedMap(loc)
+        if isinstance(destinations, dict) and not _intrinsic(destinations):
+            for outcome in ("onSuccess", "onFailure"):
+                if not _truthy(destinations.get(outcome)):
+                    continue
+                target = DerivedMap(loc_of(destinations, outcome, loc))
+                given = destinations[outcome]
+                if isinstance(given, dict) and not _intrinsic(given):
+                    if given.get("arn") is not None:
+                        target.take("Destination", given, "arn")
+                elif isinstance(given, str) and not given.startswith("arn:"):
+                    # another function of the service, by its key
+                    target.put("Destination", {"Fn::GetAtt": [naming.function_id(given), "Arn"]},
+                               destinations, outcome)
+                else:
+                    target.take("Destination", destinations, outcome)
+                config.put(naming.upper_first(outcome), target, destinations, outcome)
         props = DerivedMap(loc)
         props["FunctionName"] = {"Ref": fn}
-        props.put("DestinationConfig", failure, function, "destinations")
+        if destinations is not None and (not isinstance(destinations, dict) or _intrinsic(destinations)):
+            props.take("DestinationConfig", function, "destinations")  # from a variable: unknown
+        elif config:
+            props.put("DestinationConfig", config, function, "destinations")
+        if _truthy(age):
+            props.take("MaximumEventAgeInSeconds", function, "maximumEventAge")
+        if retries is not None:
+            props.take("MaximumRetryAttempts", function, "maximumRetryAttempts")
         self.add(RawResource(id=naming.invoke_config_id(key), type="AWS::Lambda::EventInvokeConfig", props=props,
                              loc=loc, written=DESTINATIONS, syntax=self.syntax), suppressions)
 
@@ -525,6 +568,9 @@ class _Service:
 
 
 _CANNOT = object()
+_EVENTS = {"schedule": events_module.schedule, "eventBridge": events_module.event_bridge, "s3": events_module.s3,
+           "stream": events_module.stream}
+_EXPANDED = ("sqs", "sns", *_EVENTS)
 
 
 def _unnamed(prefix: str, index: int, suffix: str = "") -> str:
