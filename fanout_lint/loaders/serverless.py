@@ -59,6 +59,7 @@ from fanout_lint.loaders.cfn_view import CfnView
 from fanout_lint.loaders.cloudformation import exported_ids, metadata_suppressions
 from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of
+from fanout_lint.loaders.serverless_files import include_files
 from fanout_lint.loaders.serverless_variables import Resolution, resolve_variables
 from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
@@ -123,8 +124,13 @@ def is_service(data: Any) -> bool:
 
 def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Graph], list[LoadError]]:
     budget = Budget(file=file)
+    included = include_files(data, file)
     resolution = resolve_variables(data, budget)
     service = _Service(data, file, syntax, text, resolution, budget)
+    service.errors.extend(included.errors)
+    for path, included_text in included.texts.items():
+        if not path.lower().endswith(".json"):
+            service.comments[path] = _comment_lines(included_text)
     resources = service.expand()
     parameters = dict(resolution.parameters)
     user_parameters = service.section("Parameters")
@@ -135,7 +141,9 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
     exported = exported_ids({"Outputs": service.section("Outputs")}, intrinsics, every_output=True)
     views = [service.view(r, intrinsics, exported) for r in resources]
     nodes, uses, mentions = build(views, linker)
-    graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {},
+    sources = {file: text} if text else {}
+    sources.update(included.texts)
+    graph = Graph(Unit(file, "serverless", (file, *included.texts)), nodes, uses, sources=sources,
                   mentions=mentions)
     # The hook for the unit's "not modelled" notice: each construct seen and not modelled.
     graph.unmodelled = tuple(service.unmodelled)  # type: ignore[attr-defined]
@@ -164,13 +172,15 @@ class _Service:
         self.resolution = resolution
         self.budget = budget
         self.errors: list[LoadError] = []
-        self.comments = _comment_lines(text) if syntax == "yaml" and text else {}
+        # file -> its comment lines: functions and resources may come from included files
+        self.comments = {file: _comment_lines(text)} if syntax == "yaml" and text else {}
         self.generated: dict[str, RawResource] = {}
         self.suppressions: dict[str, tuple[Suppression, ...]] = {}
         self.hidden_functions = False  # functions or events the file does not show
         self.unexpanded = False  # an event of a type not expanded here, which generates resources of its own
         # messaging constructs seen and not modelled (a custom resource), for the unit's notice
         self.unmodelled: list[events_module.Unmodelled] = []
+        self.log_groups: set[str] | None = None  # the logical IDs of the functions' log groups, once asked
         provider = data.get("provider")
         self.provider = provider if isinstance(provider, dict) else {}
         self.fallback = data.loc if isinstance(data, Map) else Loc(file, 1, 1)
@@ -535,16 +545,35 @@ class _Service:
         extensions = self.resources().get("extensions")
         for logical_id, extension in (extensions.items() if isinstance(extensions, dict) else ()):
             target = out.get(str(logical_id))
-            if target is None:
-                self.errors.append(LoadError(self.file, loc_of(extensions, logical_id, self.fallback).line,
-                                             f"resources.extensions.{logical_id} extends no resource of the service"))
+            line = loc_of(extensions, logical_id, self.fallback).line
+            unsupported = [str(k) for k in extension if k not in _EXTENSIBLE] if isinstance(extension, dict) else []
+            if unsupported:
+                self.errors.append(LoadError(self.file, line, (
+                    f"resources.extensions.{logical_id}: the Framework cannot extend {unsupported[0]} "
+                    f"(only {', '.join(_EXTENSIBLE)}) and fails to package the service")))
                 continue
+            if target is None:
+                if not self.may_generate(str(logical_id)):
+                    self.errors.append(LoadError(self.file, line,
+                                                 f"resources.extensions.{logical_id} extends no resource of the service"))
+                continue  # the Framework generates it, and it holds nothing messaging (a log group, the role)
             if isinstance(extension, dict):
                 out[str(logical_id)] = _extended(target, extension)
         resources = list(out.values())
         if means_sam(self.resources(), resources):
             resources = sam.expand(resources, self.resources())
         return resources
+
+    def may_generate(self, logical_id: str) -> bool:
+        """Whether the Framework may generate a resource of that ID that is not modelled
+        here: a function's log group, the shared role, the deployment bucket, or anything
+        when the service has functions or events not expanded here."""
+        if self.hidden_functions or self.unexpanded or logical_id in _FRAMEWORK_RESOURCES:
+            return True
+        if self.log_groups is None:
+            keys = [key for key, _, _ in self.functions()]
+            self.log_groups = {naming.log_group_id(key) for key in keys} | {naming.log_group_id(key) + "IA" for key in keys}
+        return logical_id in self.log_groups
 
     def view(self, resource: RawResource, intrinsics: Intrinsics, exported: set[str]) -> CfnView:
         intrinsics.budget.at(self.file, resource.loc.line, resource.id)
@@ -561,8 +590,9 @@ class _Service:
         column or left of it: an indented line above is the end of another value)."""
         found: list[Suppression] = []
         line = loc.line - 1
-        while line in self.comments and self.comments[line][0] <= loc.column:
-            found.extend(parse_suppression(self.comments[line][1], Loc(self.file, line, 1)))
+        comments = self.comments.get(loc.file, {})
+        while line in comments and comments[line][0] <= loc.column:
+            found.extend(parse_suppression(comments[line][1], Loc(loc.file, line, 1)))
             line -= 1
         return tuple(found)
 
@@ -571,6 +601,11 @@ _CANNOT = object()
 _EVENTS = {"schedule": events_module.schedule, "eventBridge": events_module.event_bridge, "s3": events_module.s3,
            "stream": events_module.stream}
 _EXPANDED = ("sqs", "sns", *_EVENTS)
+# What resources.extensions may set (merge-custom-provider-resources.js), and the
+# resources every service has beside its functions' (naming.js).
+_EXTENSIBLE = ("Properties", "Metadata", "DependsOn", "Condition", "CreationPolicy", "DeletionPolicy", "UpdatePolicy",
+               "UpdateReplacePolicy")
+_FRAMEWORK_RESOURCES = (naming.ROLE_ID, "ServerlessDeploymentBucket", "ServerlessDeploymentBucketPolicy")
 
 
 def _unnamed(prefix: str, index: int, suffix: str = "") -> str:
