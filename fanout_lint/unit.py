@@ -178,7 +178,7 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         rule=rule.id,
         name=rule.name,
         severity=violation.severity or severity,
-        message=violation.message,
+        message=f"{node.written.where}: {violation.message}" if node.written.where else violation.message,
         resource=node.resource,
         loc=loc_of(node, violation.field),
         related=related,

@@ -237,3 +237,31 @@ resources:
     assert "cannot extend Type" in [e.message for e in result.errors if "IA" in e.message][0]
     (function,) = graph.all(Function)
     assert function.timeout == Known(20)
+
+
+# -- findings name the serverless.yml keys ---------------------------------------------------
+
+def test_findings_name_the_keys_that_wrote_them(tmp_path):
+    result, _ = _graph(tmp_path, SERVICE + """\
+functions:
+  send-email:
+    events:
+      - sns: arn:aws:sns:eu-west-1:1:orders
+      - sqs: {arn: "arn:aws:sqs:eu-west-1:1:jobs"}
+      - eventBridge: {pattern: {source: [x]}}
+resources:
+  Resources:
+    Plain:
+      Type: AWS::SQS::Queue
+      Properties: {VisibilityTimeout: 30}
+    PlainReader:
+      Type: AWS::Lambda::EventSourceMapping
+      Properties: {EventSourceArn: !GetAtt Plain.Arn, FunctionName: !Ref SendDashemailLambdaFunction}
+""")
+    prefixes = {(f.resource, f.message.split(": ", 1)[0]) for f in result.findings}
+    assert ("SendDashemailEventSourceMappingSQSJobs", "functions.send-email.events[1].sqs") in prefixes
+    assert ("Shopdevsendemailrule3EventBridgeRule", "functions.send-email.events[2].eventBridge") in prefixes
+    assert ("SendDashemailLambdaFunction", "functions.send-email") in prefixes
+    # a resource of resources.Resources is plain CloudFormation, named by its logical ID alone
+    plain = [f for f in result.findings if f.resource in ("Plain", "PlainReader")]
+    assert plain and all(not f.message.startswith("functions.") for f in plain)

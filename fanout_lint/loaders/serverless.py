@@ -47,6 +47,8 @@ may have (every topic counts as exported).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders import sam
@@ -180,6 +182,10 @@ class _Service:
         self.unexpanded = False  # an event of a type not expanded here, which generates resources of its own
         # messaging constructs seen and not modelled (a custom resource), for the unit's notice
         self.unmodelled: list[events_module.Unmodelled] = []
+        # what the resources being added are written as (functions.<key>.events[<i>].<type>),
+        # and, by logical ID, the first construct that wrote each: findings name it
+        self.path = ""
+        self.wheres: dict[str, str] = {}
         self.log_groups: set[str] | None = None  # the logical IDs of the functions' log groups, once asked
         provider = data.get("provider")
         self.provider = provider if isinstance(provider, dict) else {}
@@ -230,6 +236,7 @@ class _Service:
 
     def function(self, key: str, function: dict, loc: Loc) -> None:
         fn = naming.function_id(key)
+        self.path = f"functions.{key}"
         own = self.comment_suppressions(loc)
         # a setting the Framework writes by itself (no origin) is located at the function
         props = DerivedMap(loc, function if isinstance(function, Map) else None)
@@ -251,7 +258,9 @@ class _Service:
         self.add(RawResource(id=fn, type="AWS::Lambda::Function", props=props, loc=loc, written=FUNCTION,
                              condition=condition if isinstance(condition, str) else None, node=function,
                              body=body, syntax=self.syntax), own)
+        self.path = f"functions.{key}.destinations"
         self.destinations(key, fn, function, loc, own)
+        self.path = ""
         events = function.get("events")
         if events is None:
             return
@@ -265,6 +274,8 @@ class _Service:
                 continue
             where = loc_of(events, index, loc)
             suppressions = own + self.comment_suppressions(where)
+            kind = next((str(k) for k in item if k in _EXPANDED), None)
+            self.path = f"functions.{key}.events[{index}].{kind}" if kind else ""
             if "sqs" in item:
                 self.sqs(key, fn, item, index, where, suppressions)
             if "sns" in item:
@@ -274,6 +285,7 @@ class _Service:
                     expand(self, key, fn, function, item, index, where, suppressions, counts)
             if not any(kind in item for kind in _EXPANDED):
                 self.unexpanded = True  # http, alb, iot...: resources of its own the Framework generates
+        self.path = ""
         self.unmodelled.extend(counts.unmodelled)
 
     def function_name(self, key: str, function: dict) -> str | None:
@@ -530,6 +542,8 @@ class _Service:
             return
         self.generated[resource.id] = resource
         self.suppressions[resource.id] = suppressions
+        if self.path:
+            self.wheres.setdefault(resource.id, self.path)
 
     def merged_with_resources(self) -> list[RawResource]:
         block = self.resources().get("Resources")
@@ -582,6 +596,11 @@ class _Service:
         defaults = {}
         if resource.written is FUNCTION:
             defaults[("Timeout",)] = default(FRAMEWORK_TIMEOUT)
+        where = self.wheres.get(resource.id)
+        if where and resource.written is not None:
+            items = resource.items_written
+            resource = replace(resource, written=replace(resource.written, where=where),
+                               items_written=replace(items, where=where) if items is not None else None)
         return FrameworkView(resource, intrinsics, resource.written or CLOUDFORMATION, self.syntax, suppressions,
                              is_exported, None, defaults=defaults)
 
