@@ -265,3 +265,19 @@ resources:
     # a resource of resources.Resources is plain CloudFormation, named by its logical ID alone
     plain = [f for f in result.findings if f.resource in ("Plain", "PlainReader")]
     assert plain and all(not f.message.startswith("functions.") for f in plain)
+
+
+def test_a_safe_fix_is_made_in_the_included_file_that_holds_the_setting(tmp_path, capsys):
+    from fanout_lint.cli import main
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "res.yml").write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n"
+                                      "      VisibilityTimeout: 20\n")
+    service = tmp_path / "serverless.yml"
+    service.write_text(SERVICE + "functions:\n  w:\n    timeout: 30\n    events:\n      - sqs: {arn: !GetAtt Q.Arn}\n"
+                       "resources: ${file(./res.yml)}\n")
+    before = service.read_text()
+    main(["check", "--fix", "--select", "visibility-timeout-below-function-timeout", str(service)])
+    capsys.readouterr()
+    assert "VisibilityTimeout: 180" in (tmp_path / "res.yml").read_text()
+    assert service.read_text() == before
