@@ -281,3 +281,48 @@ def test_a_safe_fix_is_made_in_the_included_file_that_holds_the_setting(tmp_path
     capsys.readouterr()
     assert "VisibilityTimeout: 180" in (tmp_path / "res.yml").read_text()
     assert service.read_text() == before
+
+
+def test_values_of_the_wrong_kind_are_refused_quietly(tmp_path):
+    result, graph = _graph(tmp_path, """\
+service: shop
+provider:
+  name: aws
+  s3: {b: 5, c: {name: 7, "NotificationConfiguration": 3}}
+  eventBridge: 5
+functions:
+  a:
+    role: [1]
+    events:
+      - schedule: 5
+      - schedule: {rate: 5}
+      - schedule: {rate: [[1], {a: 1}, null], method: [x], enabled: "false"}
+      - schedule: {rate: [rate(1 day)], method: scheduler, enabled: "${opt:x}"}
+      - eventBridge: 7
+      - eventBridge: {eventBus: 9, pattern: 3, retryPolicy: [1], deadLetterQueueArn: {}}
+      - s3: 5
+      - s3: {bucket: b, rules: [1, {a: 1, b: 2}, {prefix: x}], existing: "yes"}
+      - s3: {bucket: c}
+      - s3: {bucket: [1]}
+      - stream: 5
+      - stream: {arn: 5, type: 9, destinations: 5}
+      - stream: {arn: {"Fn::Join": [":", [1]]}, destinations: {onFailure: {type: sqs}}}
+      - stream: {arn: "arn:aws", type: kinesis}
+      - stream: {arn: {"Fn::GetAtt": "X.Arn"}, type: kinesis}
+      - stream: {arn: {"Ref": 5}, type: kinesis}
+    destinations: 5
+    maximumRetryAttempts: x
+  b:
+    destinations: {onSuccess: 5, onFailure: {arn: null}}
+  c:
+    destinations: ${opt:d}
+""")
+    assert result.errors == []
+    # what the Framework refuses makes nothing; what it accepts is modelled or recorded
+    assert _ids(graph, EventTarget) == ["ASchedulerSchedule1"]
+    assert sorted(m.resource for m in graph.all(EventSourceMapping)) == [
+        f"AEventSourceMapping<events[{i}]>" for i in range(12, 16)]
+    assert [u.what.split(":")[0] for u in graph.unmodelled] == [
+        "functions.a.events[2].schedule", "functions.a.events[4].eventBridge", "functions.a.events[5].eventBridge",
+        "functions.a.events[6].s3", "functions.a.events[7].s3", "functions.a.events[8].s3", "functions.a.events[9].s3",
+        "functions.a.events[12].stream"]

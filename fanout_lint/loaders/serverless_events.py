@@ -132,10 +132,12 @@ def schedule(service, key: str, fn: str, function: dict, item: dict, index: int,
         counts.unmodelled.append(Unmodelled(f"{path}: a method the file does not give", loc))
         return
     for position, expression in enumerate(rates):
+        if not isinstance(expression, (str, dict)):
+            continue  # the Framework refuses it
         counts.schedules += 1
         number = counts.schedules
         where = loc_of(rate_holder, position, loc) if isinstance(rate_holder, list) else loc
-        state: Any = "DISABLED" if enabled is False else "ENABLED" if enabled in (None, True) else enabled
+        state = _state(enabled)
         if method == "scheduler":
             target = DerivedMap(where)
             target["Arn"] = function_arn(fn)
@@ -221,7 +223,7 @@ def event_bridge(service, key: str, fn: str, function: dict, item: dict, index: 
         if event.get(source_key) is not None:
             props.take(prop, event, source_key)
     enabled = event.get("enabled")
-    props["State"] = "DISABLED" if enabled is False else "ENABLED" if enabled in (None, True) else enabled
+    props["State"] = _state(enabled)
     targets = Seq(loc)
     targets.append(target)
     targets.item_locs.append(loc)
@@ -310,8 +312,8 @@ def stream(service, key: str, fn: str, function: dict, item: dict, index: int, l
     else:
         options, holder, arn_key = {}, item, "stream"
     arn = holder.get(arn_key)
-    if arn is None:
-        return  # the Framework refuses a stream event without arn
+    if not isinstance(arn, (str, dict)):
+        return  # the Framework refuses a stream event without an arn
     arn_text = service.text(arn)
     kind = service.text(options.get("type")) if options.get("type") is not None else None
     if kind is None and options.get("type") is None:
@@ -372,6 +374,14 @@ def stream(service, key: str, fn: str, function: dict, item: dict, index: int, l
 
 
 # -- helpers ---------------------------------------------------------------------------
+def _state(enabled: Any) -> Any:
+    """The rule's State: only ``enabled: false`` disables it, as the Framework tests it; a
+    value the file does not give (a variable) stays unknown."""
+    if enabled is False:
+        return "DISABLED"
+    return enabled if isinstance(enabled, dict) else "ENABLED"
+
+
 def _permission(service, logical: str, fn: str, principal: str, source_arn: Any, loc: Loc, written: Written,
                 suppressions, source_account: bool = False) -> None:
     props = DerivedMap(loc)
