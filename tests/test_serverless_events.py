@@ -53,7 +53,8 @@ def test_logical_ids_of_the_other_events():
     assert naming.event_bus_id("shop-events") == "ShopDasheventsEventBridgeEventBus"
     assert naming.bucket_id("shop-uploads.v2") == "S3BucketShopuploadsv2"
     assert naming.s3_permission_id("send-email", "shop-uploads") == "SendDashemailLambdaPermissionShopuploadsS3"
-    assert naming.stream_mapping_id("worker", "dynamodb", "orders-table") == "WorkerEventSourceMappingDynamodbOrderstable"
+    assert naming.stream_mapping_id("worker", "dynamodb", "orders-table") == (
+        "WorkerEventSourceMappingDynamodbOrderstable")
     assert naming.log_group_id("send-email") == "SendDashemailLogGroup"
 
 

@@ -10,8 +10,9 @@ so rules need no change:
 - each function: ``<Fn>LambdaFunction`` with ``name``, ``timeout`` (else
   ``provider.timeout``, else the Framework's 6 s: a zero or empty timeout counts as
   unset, as the Framework tests it), ``reservedConcurrency``, ``onError``
-  (``DeadLetterConfig``), ``condition``; ``destinations.onFailure`` an
-  ``AWS::Lambda::EventInvokeConfig``;
+  (``DeadLetterConfig``), ``condition``; ``destinations`` (``onSuccess``, ``onFailure``),
+  ``maximumRetryAttempts`` and ``maximumEventAge`` an ``AWS::Lambda::EventInvokeConfig``;
+- ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events: ``serverless_events.py``;
 - each ``sqs`` event (an ARN string, or ``arn`` with ``batchSize`` (a zero is the
   default 10, as the Framework tests it), ``maximumBatchingWindow``,
   ``functionResponseType``, ``enabled``): an event source mapping;
@@ -24,13 +25,19 @@ so rules need no change:
 - ``resources.Resources`` is raw CloudFormation, merged over what the Framework
   generates as the Framework merges it (a resource of the same logical ID is merged
   into the generated one, property by property), then ``resources.extensions``
-  (``Properties`` and ``Metadata`` assigned key by key, ``Condition`` replaced). Every
+  (``Properties`` and ``Metadata`` assigned key by key, ``Condition`` replaced; only the
+  attributes the Framework lets an extension set; one of a resource the Framework
+  generates and this loader does not model, such as ``<Fn>LogGroup``, is no error). Every
   ``resources.Outputs`` entry is exported (the Framework adds an export to each).
+
+``${file(...)}`` of ``functions`` and ``resources`` is read first, where the file is
+inside the repository (``serverless_files.py``).
 
 Every generated setting stays located where the user wrote it (``located.DerivedMap``:
 the mapping's ``BatchSize`` is the event's ``batchSize``), and each generated resource
 says, as a ``Written`` construct, how the Framework names its settings and what it
-cannot express, so messages speak the Framework's vocabulary.
+cannot express, so messages speak the Framework's vocabulary, and which keys wrote it
+(``where``: ``functions.send-email.events[0].sqs``), which a finding's message starts with.
 
 Suppressions: a resource of ``resources`` (or one extended there) takes the
 CloudFormation ``Metadata`` form; a function and an event take a comment on the lines
@@ -38,7 +45,7 @@ just above the function's key or the event's item, ``# fanout-lint: ignore=rule 
 (a function's covers what its events generate too).
 
 What the file does not show is unknown, so rules stay silent on it: values from
-``${opt:}``, ``${env:}``, ``${ssm:}``, ``${cf:}``, ``${file(...)}`` and every source
+``${opt:}``, ``${env:}``, ``${ssm:}``, ``${cf:}``, ``${file(...)}`` (but the files above) and every source
 other than ``self`` (and the stack's region and account); a logical ID built from an
 unknown name (the resource is named by its event, ``...<events[2]>``); and when
 ``functions`` or a function's ``events`` come from elsewhere, the subscribers a topic
@@ -568,8 +575,8 @@ class _Service:
                 continue
             if target is None:
                 if not self.may_generate(str(logical_id)):
-                    self.errors.append(LoadError(self.file, line,
-                                                 f"resources.extensions.{logical_id} extends no resource of the service"))
+                    self.errors.append(LoadError(
+                        self.file, line, f"resources.extensions.{logical_id} extends no resource of the service"))
                 continue  # the Framework generates it, and it holds nothing messaging (a log group, the role)
             if isinstance(extension, dict):
                 out[str(logical_id)] = _extended(target, extension)
@@ -586,7 +593,7 @@ class _Service:
             return True
         if self.log_groups is None:
             keys = [key for key, _, _ in self.functions()]
-            self.log_groups = {naming.log_group_id(key) for key in keys} | {naming.log_group_id(key) + "IA" for key in keys}
+            self.log_groups = {naming.log_group_id(key) + suffix for key in keys for suffix in ("", "IA")}
         return logical_id in self.log_groups
 
     def view(self, resource: RawResource, intrinsics: Intrinsics, exported: set[str]) -> CfnView:

@@ -18,8 +18,8 @@ path from there is a symbolic link; else a one-line error names the variable. Ea
 is read bounded like any template (``read_bounded``), at most ``MAX_FILES`` of them per
 service: the entries of an included ``functions`` and the sections of an included
 ``resources`` may name files too (relative to the service's directory, as the Framework
-reads them), and nothing deeper is followed (its value is unknown). A variable with a fallback, or with another variable inside it, is left to
-the resolver (unknown).
+reads them), and nothing deeper is followed (its value is unknown). A variable with a
+fallback, or with another variable inside it, is left to the resolver (unknown).
 """
 
 from __future__ import annotations
