@@ -249,13 +249,17 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
         if event.get("existing") is not None and event.get("existing") is not False:
             counts.unmodelled.append(Unmodelled(f"{path}: existing is not given", loc))
             return
-        ref = service.text(event.get("bucket"))
+        raw = event.get("bucket")
         notification_event = event.get("event") if event.get("event") is not None else "s3:ObjectCreated:*"
         rules = event.get("rules")
     else:
-        ref, notification_event, rules = service.text(event), "s3:ObjectCreated:*", None
-    if ref is None:
+        raw, notification_event, rules = event, "s3:ObjectCreated:*", None
+    ref = service.text(raw)
+    if ref is None and service.resolution.parts_of(raw) is None:
         counts.unmodelled.append(Unmodelled(f"{path}: a bucket the file does not name", loc))
+        return  # an intrinsic, which the Framework refuses without existing: true
+    if ref is None:  # a name given when the Framework runs: a bucket of its own, named by its event
+        _unnamed_bucket(service, key, fn, raw, notification_event, rules, index, loc, suppressions)
         return
     buckets = service.provider.get("s3")
     configured = buckets.get(ref) if isinstance(buckets, dict) else None
@@ -267,12 +271,7 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
             counts.unmodelled.append(Unmodelled(f"{path}: provider.s3.{ref}.name is not given", loc))
             return
     bucket_id = naming.bucket_id(ref)
-    configuration = DerivedMap(loc)
-    configuration.update({"Event": notification_event, "Function": function_arn(fn)})
-    if isinstance(rules, list):
-        filters = [{"Name": next(iter(rule)), "Value": rule[next(iter(rule))]}
-                   for rule in rules if isinstance(rule, dict) and len(rule) == 1]
-        configuration["Filter"] = {"S3Key": {"Rules": filters}}
+    configuration = _lambda_configuration(fn, notification_event, rules, loc)
     bucket = service.generated.get(bucket_id)
     if bucket is None:
         props = DerivedMap(loc)
@@ -301,6 +300,31 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
     source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{name}"]]}
     _permission(service, naming.s3_permission_id(key, ref), fn, "s3.amazonaws.com", source_arn, loc, S3_EVENT,
                 suppressions, source_account=True)
+
+
+def _lambda_configuration(fn: str, notification_event: Any, rules: Any, loc: Loc) -> DerivedMap:
+    configuration = DerivedMap(loc)
+    configuration.update({"Event": notification_event, "Function": function_arn(fn)})
+    if isinstance(rules, list):
+        filters = [{"Name": next(iter(rule)), "Value": rule[next(iter(rule))]}
+                   for rule in rules if isinstance(rule, dict) and len(rule) == 1]
+        configuration["Filter"] = {"S3Key": {"Rules": filters}}
+    return configuration
+
+
+def _unnamed_bucket(service, key: str, fn: str, raw: Any, notification_event: Any, rules: Any, index: int,
+                    loc: Loc, suppressions) -> None:
+    prefix = naming.normalized(key)
+    lambdas = Seq(loc)
+    lambdas.append(_lambda_configuration(fn, notification_event, rules, loc))
+    lambdas.item_locs.append(loc)
+    props = DerivedMap(loc)
+    props.update({"BucketName": raw, "NotificationConfiguration": {"LambdaConfigurations": lambdas}})
+    service.add(RawResource(id=f"S3Bucket{prefix}<events[{index}]>", type="AWS::S3::Bucket", props=props, loc=loc,
+                            written=S3_EVENT, syntax=service.syntax), suppressions)
+    source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::", raw]]}
+    _permission(service, f"{prefix}LambdaPermission<events[{index}]>S3", fn, "s3.amazonaws.com", source_arn, loc,
+                S3_EVENT, suppressions, source_account=True)
 
 
 def stream(service, key: str, fn: str, function: dict, item: dict, index: int, loc: Loc, suppressions,
