@@ -327,3 +327,10 @@ functions:
         "functions.a.events[2].schedule", "functions.a.events[4].eventBridge", "functions.a.events[5].eventBridge",
         "functions.a.events[6].s3", "functions.a.events[7].s3", "functions.a.events[8].s3", "functions.a.events[9].s3",
         "functions.a.events[12].stream"]
+
+
+def test_a_file_of_the_other_syntax_stays_unknown(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "fns.json").write_text('{"w": {"events": [{"sqs": "arn:aws:sqs:eu-west-1:1:q"}]}}')
+    result, graph = _graph(tmp_path, SERVICE + "functions: ${file(./fns.json)}\n")
+    assert result.errors == [] and graph.all(Function) == [] and set(graph.unit.files) == {str(tmp_path / "serverless.yml")}

@@ -133,12 +133,12 @@ def is_service(data: Any) -> bool:
 
 def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Graph], list[LoadError]]:
     budget = Budget(file=file)
-    included = include_files(data, file)
+    included = include_files(data, file, syntax)
     resolution = resolve_variables(data, budget)
     service = _Service(data, file, syntax, text, resolution, budget)
     service.errors.extend(included.errors)
-    for path, included_text in included.texts.items():
-        if not path.lower().endswith(".json"):
+    if syntax == "yaml":
+        for path, included_text in included.texts.items():
             service.comments[path] = _comment_lines(included_text)
     resources = service.expand()
     parameters = dict(resolution.parameters)

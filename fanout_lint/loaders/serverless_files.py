@@ -19,7 +19,8 @@ is read bounded like any template (``read_bounded``), at most ``MAX_FILES`` of t
 service: the entries of an included ``functions`` and the sections of an included
 ``resources`` may name files too (relative to the service's directory, as the Framework
 reads them), and nothing deeper is followed (its value is unknown). A variable with a
-fallback, or with another variable inside it, is left to the resolver (unknown).
+fallback, or with another variable inside it, is left to the resolver (unknown), and so is a JSON file in a YAML service or a YAML
+file in a JSON one (fixes are written in the service's syntax).
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ class Included:
     errors: list[LoadError] = field(default_factory=list)
 
 
-def include_files(data: dict, file: str) -> Included:
+def include_files(data: dict, file: str, syntax: str) -> Included:
     """Replace, in place, the ``${file(...)}`` values of ``functions`` and ``resources``."""
-    reader = _Reader(file)
+    reader = _Reader(file, syntax)
     _expand_key(reader, data, "functions")
     functions = data.get("functions")
     for group in functions if isinstance(functions, list) else [functions]:
@@ -88,8 +89,9 @@ _UNREAD = object()
 
 
 class _Reader:
-    def __init__(self, file: str):
+    def __init__(self, file: str, syntax: str):
         self.file = file
+        self.syntax = syntax
         self.directory = os.path.dirname(file) or "."
         self.root: str | None = None
         self.included = Included()
@@ -103,6 +105,8 @@ class _Reader:
         line = loc.line if loc is not None else None
         relative, address = match.group(1).strip("'\""), match.group(2)
         path = os.path.normpath(os.path.join(self.directory, relative))
+        if path.lower().endswith(".json") != (self.syntax == "json"):
+            return _UNREAD  # fixes write in the service's syntax: a file of the other one stays unknown
         problem = self.outside(path)
         if problem is not None:
             self.included.errors.append(LoadError(self.file, line, f"${{file({relative})}}: {problem}; not read"))
