@@ -281,8 +281,8 @@ class _Service:
                 continue
             where = loc_of(events, index, loc)
             suppressions = own + self.comment_suppressions(where)
-            kind = next((str(k) for k in item if k in _EXPANDED), None)
-            self.path = f"functions.{key}.events[{index}].{kind}" if kind else ""
+            written_as = next((str(k) for k in item if k in _EXPANDED), None)
+            self.path = f"functions.{key}.events[{index}].{written_as}" if written_as else ""
             if "sqs" in item:
                 self.sqs(key, fn, item, index, where, suppressions)
             if "sns" in item:
@@ -290,7 +290,7 @@ class _Service:
             for kind, expand in _EVENTS.items():
                 if kind in item:
                     expand(self, key, fn, function, item, index, where, suppressions, counts)
-            if not any(kind in item for kind in _EXPANDED):
+            if written_as is None:
                 self.unexpanded = True  # http, alb, iot...: resources of its own the Framework generates
         self.path = ""
         self.unmodelled.extend(counts.unmodelled)
@@ -588,8 +588,9 @@ class _Service:
     def may_generate(self, logical_id: str) -> bool:
         """Whether the Framework may generate a resource of that ID that is not modelled
         here: a function's log group, the shared role, the deployment bucket, or anything
-        when the service has functions or events not expanded here."""
-        if self.hidden_functions or self.unexpanded or logical_id in _FRAMEWORK_RESOURCES:
+        when the service has functions or events not expanded or not modelled here (a
+        custom resource and its handler)."""
+        if self.hidden_functions or self.unexpanded or self.unmodelled or logical_id in _FRAMEWORK_RESOURCES:
             return True
         if self.log_groups is None:
             keys = [key for key, _, _ in self.functions()]
