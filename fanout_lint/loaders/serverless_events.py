@@ -45,6 +45,7 @@ from fanout_lint.loaders import serverless_naming as naming
 from fanout_lint.loaders.cfn_template import RawResource
 from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
+from fanout_lint.model.record import Record, ValueRecord
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -91,16 +92,16 @@ STREAM_EVENTS = {
 }
 
 
-@dataclass
-class Unmodelled:
+@dataclass(eq=False, repr=False)
+class Unmodelled(ValueRecord):
     """A messaging construct the file declares and the linter does not model."""
 
     what: str  # "functions.report.events[1].eventBridge: a custom resource (Custom::EventBridge)"
     loc: Loc
 
 
-@dataclass
-class Expansion:
+@dataclass(eq=False, repr=False)
+class Expansion(Record):
     """What one function's events need beside the service: its counters and findings."""
 
     schedules: int = 0  # the function's schedule expressions so far (the Framework's n)

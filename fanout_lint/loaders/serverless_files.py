@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.located import loc_of
 from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
+from fanout_lint.model.record import Record
 from fanout_lint.regular_files import read_bounded, resolved_path
 from fanout_lint.repository import top_level
 
@@ -44,8 +45,8 @@ MAX_FILES = 64  # per service: past any real layout
 _FILE = re.compile(r"\$\{file\(\s*([^()${},]+?)\s*\)(?::([A-Za-z0-9_.\-]+))?\}\Z")
 
 
-@dataclass
-class Included:
+@dataclass(eq=False, repr=False)
+class Included(Record):
     """The files read into a service: their texts (for locations and fixes) and errors."""
 
     texts: dict[str, str] = field(default_factory=dict)  # path -> text
