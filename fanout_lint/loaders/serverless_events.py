@@ -31,6 +31,8 @@ As the Framework compiles them (``lib/plugins/aws/package/compile/events/``, nam
   ``maximumRetryAttempts``, ``bisectBatchOnFunctionError``, ``functionResponseType``,
   ``maximumRecordAgeInSeconds``, ``destinations.onFailure``): the mapping
   ``<Fn>EventSourceMapping<Type><Stream>``; the type is ``type``, else the ARN's service.
+  A mapping with ``consumer`` reads through a stream consumer the Framework creates; it is
+  modelled as reading the stream itself, whose failures it handles the same way.
 
 A name the file does not prove makes the logical ID one named by its event
 (``...<events[2]>``), as in ``serverless.py``. A construct not modelled is recorded in
