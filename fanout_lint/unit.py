@@ -185,7 +185,8 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         rule=rule.id,
         name=rule.name,
         severity=violation.severity or severity,
-        message=violation.message + where_in_cdk(node, violation.field),
+        message=(f"{node.written.where}: {violation.message}" if node.written.where else violation.message)
+        + where_in_cdk(node, violation.field),
         resource=node.resource,
         loc=loc_of(node, violation.field),
         related=related,

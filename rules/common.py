@@ -84,7 +84,10 @@ def is_sqs_source(graph: Graph, mapping: EventSourceMapping) -> bool:
 
 def stream_service(graph: Graph, mapping: EventSourceMapping) -> str | None:
     """"kinesis" or "dynamodb" when the mapping provably reads a stream, else None (a
-    queue, Kafka, MQ, DocumentDB, or a source the template does not show)."""
+    queue, Kafka, MQ, DocumentDB, or a source the template does not show); or the one the
+    construct that wrote the mapping reads (a Serverless stream event's type)."""
+    if mapping.written.source in ("kinesis", "dynamodb"):
+        return mapping.written.source
     source = graph.get(mapping.source)
     if isinstance(source, Stream):
         return source.service or None

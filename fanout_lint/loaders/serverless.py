@@ -10,8 +10,9 @@ so rules need no change:
 - each function: ``<Fn>LambdaFunction`` with ``name``, ``timeout`` (else
   ``provider.timeout``, else the Framework's 6 s: a zero or empty timeout counts as
   unset, as the Framework tests it), ``reservedConcurrency``, ``onError``
-  (``DeadLetterConfig``), ``condition``; ``destinations.onFailure`` an
-  ``AWS::Lambda::EventInvokeConfig``;
+  (``DeadLetterConfig``), ``condition``; ``destinations`` (``onSuccess``, ``onFailure``),
+  ``maximumRetryAttempts`` and ``maximumEventAge`` an ``AWS::Lambda::EventInvokeConfig``;
+- ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events: ``serverless_events.py``;
 - each ``sqs`` event (an ARN string, or ``arn`` with ``batchSize`` (a zero is the
   default 10, as the Framework tests it), ``maximumBatchingWindow``,
   ``functionResponseType``, ``enabled``): an event source mapping;
@@ -24,13 +25,19 @@ so rules need no change:
 - ``resources.Resources`` is raw CloudFormation, merged over what the Framework
   generates as the Framework merges it (a resource of the same logical ID is merged
   into the generated one, property by property), then ``resources.extensions``
-  (``Properties`` and ``Metadata`` assigned key by key, ``Condition`` replaced). Every
+  (``Properties`` and ``Metadata`` assigned key by key, ``Condition`` replaced; only the
+  attributes the Framework lets an extension set; one of a resource the Framework
+  generates and this loader does not model, such as ``<Fn>LogGroup``, is no error). Every
   ``resources.Outputs`` entry is exported (the Framework adds an export to each).
+
+``${file(...)}`` of ``functions`` and ``resources`` is read first, where the file is
+inside the repository (``serverless_files.py``).
 
 Every generated setting stays located where the user wrote it (``located.DerivedMap``:
 the mapping's ``BatchSize`` is the event's ``batchSize``), and each generated resource
 says, as a ``Written`` construct, how the Framework names its settings and what it
-cannot express, so messages speak the Framework's vocabulary.
+cannot express, so messages speak the Framework's vocabulary, and which keys wrote it
+(``where``: ``functions.send-email.events[0].sqs``), which a finding's message starts with.
 
 Suppressions: a resource of ``resources`` (or one extended there) takes the
 CloudFormation ``Metadata`` form; a function and an event take a comment on the lines
@@ -38,7 +45,7 @@ just above the function's key or the event's item, ``# fanout-lint: ignore=rule 
 (a function's covers what its events generate too).
 
 What the file does not show is unknown, so rules stay silent on it: values from
-``${opt:}``, ``${env:}``, ``${ssm:}``, ``${cf:}``, ``${file(...)}`` and every source
+``${opt:}``, ``${env:}``, ``${ssm:}``, ``${cf:}``, ``${file(...)}`` (but the files above) and every source
 other than ``self`` (and the stack's region and account); a logical ID built from an
 unknown name (the resource is named by its event, ``...<events[2]>``); and when
 ``functions`` or a function's ``events`` come from elsewhere, the subscribers a topic
@@ -47,11 +54,12 @@ may have (every topic counts as exported).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders import sam
+from fanout_lint.loaders import serverless_events as events_module
 from fanout_lint.loaders import serverless_naming as naming
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cfn_intrinsics import Intrinsics
@@ -60,12 +68,13 @@ from fanout_lint.loaders.cfn_view import CfnView
 from fanout_lint.loaders.cloudformation import exported_ids, metadata_suppressions
 from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of, share_entry
+from fanout_lint.loaders.serverless_files import include_files
 from fanout_lint.loaders.serverless_variables import Resolution, resolve_variables
 from fanout_lint.loaders.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.values import default
-from fanout_lint.not_modelled import NotModelled, of_cloudformation, of_serverless_plugins
+from fanout_lint.not_modelled import NotModelled, note, of_cloudformation, of_serverless_plugins
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -81,7 +90,7 @@ _SNS_DIRECT = (
 # How the Framework names the settings of what it generates, and what it cannot express.
 FUNCTION = Written("cloudformation", "Serverless function", names=(
     ("name", "name"), ("timeout", "timeout"), ("dead_letter", "onError"),
-    ("reserved_concurrency", "reservedConcurrency"),
+    ("reserved_concurrency", "reservedConcurrency"), ("invoke_on_failure", "destinations.onFailure"),
 ))
 SQS_EVENT = Written(
     "cloudformation", "Serverless sqs event", transform=True,
@@ -107,7 +116,9 @@ SNS_TOPIC = Written(
                     "resources.Resources and name its ARN in the event's arn"),),
 )
 DESTINATIONS = Written("cloudformation", "Serverless destinations", transform=True,
-                       names=(("on_failure", "destinations.onFailure"),))
+                       names=(("on_failure", "destinations.onFailure"), ("on_success", "destinations.onSuccess"),
+                              ("maximum_retry_attempts", "maximumRetryAttempts"),
+                              ("maximum_event_age", "maximumEventAge")))
 
 
 def is_service(data: Any) -> bool:
@@ -123,12 +134,17 @@ def is_service(data: Any) -> bool:
 
 def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Graph], list[LoadError]]:
     budget = Budget(file=file)
+    included = include_files(data, file, syntax)
     resolution = resolve_variables(data, budget)
     seen: set[int] = set()
     for container, key in resolution.shared:  # what a variable is or reads is no fix's to edit
         budget.step()
         share_entry(container, key, seen)
     service = _Service(data, file, syntax, text, resolution, budget)
+    service.errors.extend(included.errors)
+    if syntax == "yaml":
+        for path, included_text in included.texts.items():
+            service.comments[path] = _comment_lines(included_text)
     resources = service.expand()
     parameters = dict(resolution.parameters)
     user_parameters = service.section("Parameters")
@@ -139,11 +155,16 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
     exported = exported_ids({"Outputs": service.section("Outputs")}, intrinsics, every_output=True)
     views = [service.view(r, intrinsics, exported) for r in resources]
     nodes, uses, mentions = build(views, linker)
-    graph = Graph(Unit(file, "serverless", (file,)), nodes, uses, sources={file: text} if text else {},
+    sources = {file: text} if text else {}
+    sources.update(included.texts)
+    graph = Graph(Unit(file, "serverless", (file, *included.texts)), nodes, uses, sources=sources,
                   mentions=mentions)
     graph.not_modelled.extend(of_serverless_plugins(data, Loc(file, 1, 1)))
     graph.not_modelled.extend(of_cloudformation(resources))
     graph.not_modelled.extend(service.not_modelled)
+    for passed in service.unmodelled:  # the events the expansion saw and did not model
+        written, _, what = passed.what.partition(": ")
+        note(graph, what or "Serverless event not modelled", written, passed.loc)
     return [graph], service.errors
 
 
@@ -171,10 +192,19 @@ class _Service:
         self.errors: list[LoadError] = []
         # constructs seen and not modelled: not_modelled.note(self.not_modelled, kind, name, loc)
         self.not_modelled: list[NotModelled] = []
-        self.comments = _comment_lines(text) if syntax == "yaml" and text else {}
+        # file -> its comment lines: functions and resources may come from included files
+        self.comments = {file: _comment_lines(text)} if syntax == "yaml" and text else {}
         self.generated: dict[str, RawResource] = {}
         self.suppressions: dict[str, tuple[Suppression, ...]] = {}
         self.hidden_functions = False  # functions or events the file does not show
+        self.unexpanded = False  # an event of a type not expanded here, which generates resources of its own
+        # messaging constructs seen and not modelled (a custom resource), for the unit's notice
+        self.unmodelled: list[events_module.Unmodelled] = []
+        # what the resources being added are written as (functions.<key>.events[<i>].<type>),
+        # and, by logical ID, the first construct that wrote each: findings name it
+        self.path = ""
+        self.wheres: dict[str, str] = {}
+        self.log_groups: set[str] | None = None  # the logical IDs of the functions' log groups, once asked
         provider = data.get("provider")
         self.provider = provider if isinstance(provider, dict) else {}
         self.fallback = data.loc if isinstance(data, Map) else Loc(file, 1, 1)
@@ -224,6 +254,7 @@ class _Service:
 
     def function(self, key: str, function: dict, loc: Loc) -> None:
         fn = naming.function_id(key)
+        self.path = f"functions.{key}"
         own = self.comment_suppressions(loc)
         # a setting the Framework writes by itself (no origin) is located at the function
         props = DerivedMap(loc, function if isinstance(function, Map) else None)
@@ -245,41 +276,81 @@ class _Service:
         self.add(RawResource(id=fn, type="AWS::Lambda::Function", props=props, loc=loc, written=FUNCTION,
                              condition=condition if isinstance(condition, str) else None, node=function,
                              body=body, syntax=self.syntax), own)
+        self.path = f"functions.{key}.destinations"
         self.destinations(key, fn, function, loc, own)
+        self.path = ""
         events = function.get("events")
         if events is None:
             return
         if not isinstance(events, list):
             self.hidden_functions = True
             return
+        counts = events_module.Expansion()
         for index, item in enumerate(events):
             if not isinstance(item, dict) or _intrinsic(item):
                 self.hidden_functions = True  # an event from a variable we cannot resolve
                 continue
             where = loc_of(events, index, loc)
             suppressions = own + self.comment_suppressions(where)
+            written_as = next((str(k) for k in item if k in _EXPANDED), None)
+            self.path = f"functions.{key}.events[{index}].{written_as}" if written_as else ""
             if "sqs" in item:
                 self.sqs(key, fn, item, index, where, suppressions)
             if "sns" in item:
                 self.sns(key, fn, item, index, where, suppressions)
+            for kind, expand in _EVENTS.items():
+                if kind in item:
+                    expand(self, key, fn, function, item, index, where, suppressions, counts)
+            if written_as is None:
+                self.unexpanded = True  # http, alb, iot...: resources of its own the Framework generates
+        self.path = ""
+        self.unmodelled.extend(counts.unmodelled)
+
+    def function_name(self, key: str, function: dict) -> str | None:
+        """The function's deployed name: ``name``, else ``<service>-<stage>-<key>`` (the
+        stage ``provider.stage``, else the Framework's ``dev``); None when not proved."""
+        if function.get("name") is not None:
+            return self.text(function["name"])
+        service = self.data.get("service")
+        service = service.get("name") if isinstance(service, dict) else service
+        stage = self.provider.get("stage", "dev")
+        service, stage = self.text(service), self.text(stage)
+        return f"{service}-{stage}-{key}" if service is not None and stage is not None else None
 
     def destinations(self, key: str, fn: str, function: dict, loc: Loc, suppressions) -> None:
+        """``destinations`` (onSuccess, onFailure), ``maximumRetryAttempts`` and
+        ``maximumEventAge``: the function's ``AWS::Lambda::EventInvokeConfig``."""
         destinations = function.get("destinations")
-        on_failure = destinations.get("onFailure") if isinstance(destinations, dict) else None
-        if on_failure is None:
+        retries, age = function.get("maximumRetryAttempts"), function.get("maximumEventAge")
+        if not _truthy(destinations) and not _truthy(age) and retries is None:
             return
-        target = DerivedMap(loc)
-        if isinstance(on_failure, dict) and not _intrinsic(on_failure) and "arn" in on_failure:
-            target.take("Destination", on_failure, "arn")
-        elif isinstance(on_failure, str) and on_failure.startswith("arn:"):
-            target.take("Destination", destinations, "onFailure")
-        else:
-            return  # another function of the service: not a place failures are kept
-        failure = DerivedMap(loc)
-        failure.put("OnFailure", target, destinations, "onFailure")
+        config = DerivedMap(loc)
+        if isinstance(destinations, dict) and not _intrinsic(destinations):
+            for outcome in ("onSuccess", "onFailure"):
+                if not _truthy(destinations.get(outcome)):
+                    continue
+                target = DerivedMap(loc_of(destinations, outcome, loc))
+                given = destinations[outcome]
+                if isinstance(given, dict) and not _intrinsic(given):
+                    if given.get("arn") is not None:
+                        target.take("Destination", given, "arn")
+                elif isinstance(given, str) and not given.startswith("arn:"):
+                    # another function of the service, by its key
+                    target.put("Destination", {"Fn::GetAtt": [naming.function_id(given), "Arn"]},
+                               destinations, outcome)
+                else:
+                    target.take("Destination", destinations, outcome)
+                config.put(naming.upper_first(outcome), target, destinations, outcome)
         props = DerivedMap(loc)
         props["FunctionName"] = {"Ref": fn}
-        props.put("DestinationConfig", failure, function, "destinations")
+        if destinations is not None and (not isinstance(destinations, dict) or _intrinsic(destinations)):
+            props.take("DestinationConfig", function, "destinations")  # from a variable: unknown
+        elif config:
+            props.put("DestinationConfig", config, function, "destinations")
+        if _truthy(age):
+            props.take("MaximumEventAgeInSeconds", function, "maximumEventAge")
+        if retries is not None:
+            props.take("MaximumRetryAttempts", function, "maximumRetryAttempts")
         self.add(RawResource(id=naming.invoke_config_id(key), type="AWS::Lambda::EventInvokeConfig", props=props,
                              loc=loc, written=DESTINATIONS, syntax=self.syntax), suppressions)
 
@@ -489,6 +560,8 @@ class _Service:
             return
         self.generated[resource.id] = resource
         self.suppressions[resource.id] = suppressions
+        if self.path:
+            self.wheres.setdefault(resource.id, self.path)
 
     def merged_with_resources(self) -> list[RawResource]:
         block = self.resources().get("Resources")
@@ -506,16 +579,36 @@ class _Service:
         extensions = self.resources().get("extensions")
         for logical_id, extension in (extensions.items() if isinstance(extensions, dict) else ()):
             target = out.get(str(logical_id))
-            if target is None:
-                self.errors.append(LoadError(self.file, loc_of(extensions, logical_id, self.fallback).line,
-                                             f"resources.extensions.{logical_id} extends no resource of the service"))
+            line = loc_of(extensions, logical_id, self.fallback).line
+            unsupported = [str(k) for k in extension if k not in _EXTENSIBLE] if isinstance(extension, dict) else []
+            if unsupported:
+                self.errors.append(LoadError(self.file, line, (
+                    f"resources.extensions.{logical_id}: the Framework cannot extend {unsupported[0]} "
+                    f"(only {', '.join(_EXTENSIBLE)}) and fails to package the service")))
                 continue
+            if target is None:
+                if not self.may_generate(str(logical_id)):
+                    self.errors.append(LoadError(
+                        self.file, line, f"resources.extensions.{logical_id} extends no resource of the service"))
+                continue  # the Framework generates it, and it holds nothing messaging (a log group, the role)
             if isinstance(extension, dict):
                 out[str(logical_id)] = _extended(target, extension)
         resources = list(out.values())
         if means_sam(self.resources(), resources):
             resources = sam.expand(resources, self.resources())
         return resources
+
+    def may_generate(self, logical_id: str) -> bool:
+        """Whether the Framework may generate a resource of that ID that is not modelled
+        here: a function's log group, the shared role, the deployment bucket, or anything
+        when the service has functions or events not expanded or not modelled here (a
+        custom resource and its handler)."""
+        if self.hidden_functions or self.unexpanded or self.unmodelled or logical_id in _FRAMEWORK_RESOURCES:
+            return True
+        if self.log_groups is None:
+            keys = [key for key, _, _ in self.functions()]
+            self.log_groups = {naming.log_group_id(key) + suffix for key in keys for suffix in ("", "IA")}
+        return logical_id in self.log_groups
 
     def view(self, resource: RawResource, intrinsics: Intrinsics, exported: set[str]) -> CfnView:
         intrinsics.budget.at(self.file, resource.loc.line, resource.id)
@@ -524,6 +617,11 @@ class _Service:
         defaults = {}
         if resource.written is FUNCTION:
             defaults[("Timeout",)] = default(FRAMEWORK_TIMEOUT)
+        where = self.wheres.get(resource.id)
+        if where and resource.written is not None:
+            items = resource.items_written
+            resource = replace(resource, written=replace(resource.written, where=where),
+                               items_written=replace(items, where=where) if items is not None else None)
         return FrameworkView(resource, intrinsics, resource.written or CLOUDFORMATION, self.syntax, suppressions,
                              is_exported, None, defaults=defaults)
 
@@ -532,13 +630,22 @@ class _Service:
         column or left of it: an indented line above is the end of another value)."""
         found: list[Suppression] = []
         line = loc.line - 1
-        while line in self.comments and self.comments[line][0] <= loc.column:
-            found.extend(parse_suppression(self.comments[line][1], Loc(self.file, line, 1)))
+        comments = self.comments.get(loc.file, {})
+        while line in comments and comments[line][0] <= loc.column:
+            found.extend(parse_suppression(comments[line][1], Loc(loc.file, line, 1)))
             line -= 1
         return tuple(found)
 
 
 _CANNOT = object()
+_EVENTS = {"schedule": events_module.schedule, "eventBridge": events_module.event_bridge, "s3": events_module.s3,
+           "stream": events_module.stream}
+_EXPANDED = ("sqs", "sns", *_EVENTS)
+# What resources.extensions may set (merge-custom-provider-resources.js), and the
+# resources every service has beside its functions' (naming.js).
+_EXTENSIBLE = ("Properties", "Metadata", "DependsOn", "Condition", "CreationPolicy", "DeletionPolicy", "UpdatePolicy",
+               "UpdateReplacePolicy")
+_FRAMEWORK_RESOURCES = (naming.ROLE_ID, "ServerlessDeploymentBucket", "ServerlessDeploymentBucketPolicy")
 
 
 def _unnamed(prefix: str, index: int, suffix: str = "") -> str:

@@ -19,6 +19,23 @@ Verified in the Framework's source (serverless/serverless, v3 and v4 alike:
   a ``redrivePolicy`` adds the queue policy ``<Topic>To<Fn>DLQPolicy``;
 - ``destinations`` make ``<Fn>LambdaEvConf`` (AWS::Lambda::EventInvokeConfig).
 
+The other events (``serverless_events.py``), from the same ``naming.js``
+(``getScheduleLogicalId``, ``getSchedulerScheduleLogicalId``,
+``getLambdaSchedulePermissionLogicalId``, ``getEventBridgeRuleLogicalId``,
+``getEventBridgeLambdaPermissionLogicalId``, ``getEventBridgeEventBusLogicalId``,
+``getBucketLogicalId``, ``getLambdaS3PermissionLogicalId``, ``getStreamLogicalId``,
+``getLogGroupLogicalId``, ``getRoleLogicalId``) and ``event-bridge/utils.js``
+(``makeRuleName``):
+
+- ``schedule``: ``<Fn>EventsRuleSchedule<n>`` and ``<Fn>LambdaPermissionEventsRuleSchedule<n>``,
+  or ``<Fn>SchedulerSchedule<n>`` with ``method: scheduler``;
+- ``eventBridge``: ``<Rule>EventBridgeRule``, where the rule is the function's deployed
+  name and ``-rule-<i>`` made alphanumeric, ``<Fn>EventBridgeLambdaPermission<i>``, and
+  ``<Bus>EventBridgeEventBus`` (the bus name normalized as a function key is);
+- ``s3``: ``S3Bucket<Bucket>`` and ``<Fn>LambdaPermission<Bucket>S3``;
+- ``stream``: ``<Fn>EventSourceMapping<Type><Stream>`` (``Dynamodb``, ``Kinesis``);
+- and every service has ``<Fn>LogGroup`` per function and ``IamRoleLambdaExecution``.
+
 Two events of a function that give the same ID are one resource, as the Framework merges
 them.
 """
@@ -75,3 +92,47 @@ def topic_dlq_policy_id(function: str, topic: str) -> str:
 def last_arn_part(arn: str) -> str:
     """The last ``:``-separated part of an ARN (a queue's or topic's name)."""
     return arn.split(":")[-1]
+
+
+def schedule_rule_id(function: str, number: int) -> str:
+    return f"{normalized(function)}EventsRuleSchedule{number}"
+
+
+def schedule_permission_id(function: str, number: int) -> str:
+    return f"{normalized(function)}LambdaPermissionEventsRuleSchedule{number}"
+
+
+def scheduler_schedule_id(function: str, number: int) -> str:
+    return f"{normalized(function)}SchedulerSchedule{number}"
+
+
+def event_bridge_rule_id(function_name: str, position: int) -> str:
+    """From the function's deployed name (``service-dev-report``), not its key."""
+    return f"{alphanumeric(f'{function_name}-rule-{position}')}EventBridgeRule"
+
+
+def event_bridge_permission_id(function: str, position: int) -> str:
+    return f"{normalized(function)}EventBridgeLambdaPermission{position}"
+
+
+def event_bus_id(bus: str) -> str:
+    return f"{normalized(bus)}EventBridgeEventBus"
+
+
+def bucket_id(bucket: str) -> str:
+    return f"S3Bucket{alphanumeric(bucket)}"
+
+
+def s3_permission_id(function: str, bucket: str) -> str:
+    return f"{normalized(function)}LambdaPermission{alphanumeric(bucket)}S3"
+
+
+def stream_mapping_id(function: str, stream_type: str, stream: str) -> str:
+    return f"{normalized(function)}EventSourceMapping{upper_first(stream_type)}{alphanumeric(stream)}"
+
+
+def log_group_id(function: str) -> str:
+    return f"{normalized(function)}LogGroup"
+
+
+ROLE_ID = "IamRoleLambdaExecution"

@@ -85,6 +85,9 @@ class Written(ValueRecord):
     # The service the construct proves its source is, where the resource alone may not
     # (a SAM or Serverless SQS event reads a queue, whatever its ARN resolves to): "sqs".
     source: str = ""
+    # Where the construct is written in its source, when findings should say it beside the
+    # resource's name (a Serverless event: "functions.send-email.events[0].sqs").
+    where: str = ""
 
     def name_of(self, field_name: str) -> str | None:
         return next((name for key, name in self.names if key == field_name), None)
