@@ -58,7 +58,8 @@ def check(graph: Graph, options) -> list[Violation]:
     found = []
     for mapping in graph.all(EventSourceMapping):
         source = graph.get(mapping.source)
-        if not is_sqs_source(graph, mapping):
+        # an event that names no queue (SAM refuses it) makes a mapping that cannot exist
+        if source is None or not is_sqs_source(graph, mapping):
             continue
         if verdict(lambda size: size > 1, mapping.batch_size) is not True:
             continue
