@@ -43,6 +43,7 @@ from fanout_lint.model.record import Record
 from fanout_lint.repository import top_level
 from fanout_lint.rule import Rule
 from fanout_lint.settings import Settings
+from fanout_lint.var_files import problem as var_files_problem
 
 # What the run decides, whatever file governs a unit (``engine.lint_paths`` takes them
 # from the settings it is given).
@@ -72,7 +73,7 @@ class Hierarchy:
         self._used: dict[str | None, None] = {}  # files that governed part of the run, in order
         self._near_misses: list[str] = []
         self._fallback: list[str | None] = []
-        self._run: dict[tuple[int, int], Settings] = {}  # (scope, run settings) -> unit settings
+        self._run: dict[tuple[int, int], tuple[Settings, Settings]] = {}  # (scope, run) -> (run, unit settings)
         self.fixed: Scope | None = None  # --config or --isolated: one settings for all
         if flags.config is not None:
             reason = self.roots.read_problem(flags.config)
@@ -140,6 +141,11 @@ class Hierarchy:
         if scope is None:
             config = load_config(path, self.rules) if path else FileConfig(path="")
             settings = settings_from(config, path, self.flags, self.rules, self.cwd)
+            if settings.var_files:  # the file's own var-files keep to the repository (var_files.py)
+                unreadable = var_files_problem(settings.var_files, settings.config_var_files, self.roots.root,
+                                               settings.per_file_base)
+                if unreadable:
+                    raise ConfigError(unreadable)
             base = os.path.dirname(path) if path else self.cwd
             scope = self._scopes[path] = Scope(path, settings, base, config.exclude)
         return scope
@@ -184,10 +190,10 @@ class Hierarchy:
         scope = self.scope_of(directory)
         key = (id(scope), id(run))
         found = self._run.get(key)
-        if found is None:
-            found = self._run[key] = replace(scope.settings, **{f: getattr(run, f) for f in RUN_FIELDS},
-                                             configuration=None)
-        return found
+        if found is None:  # ``run`` is kept with them, so that its id is not another's
+            found = self._run[key] = (run, replace(scope.settings, **{f: getattr(run, f) for f in RUN_FIELDS},
+                                                   configuration=None))
+        return found[1]
 
     def excluder(self, record: bool = True):
         """``excluded(path, named)`` for discovery: ``--exclude`` as the path is spelled,
@@ -222,7 +228,7 @@ class Hierarchy:
         """The configuration's own warnings (near-miss tables met, former rule names), once
         each: of the files that governed part of the run, or of ``scopes``."""
         if scopes is None:
-            scopes = self.used() or [self.fixed or self._scope(self.file_of(self.cwd))]
+            scopes = self.used() or list(self._scopes.values())[:1]
         found = [*self._near_misses, *(notice for scope in scopes for notice in scope.settings.notices)]
         return tuple(dict.fromkeys(found))
 
