@@ -71,6 +71,7 @@ class Hierarchy:
         self._nearest: dict[str, str | None] = {}  # directory -> its nearest file (None: none)
         self._scopes: dict[str | None, Scope] = {}
         self._used: dict[str | None, None] = {}  # files that governed part of the run, in order
+        self._governing: dict[str, str | None] = {}  # directory -> the file that governs it
         self._near_misses: list[str] = []
         self._fallback: list[str | None] = []
         self._run: dict[tuple[int, int], tuple[Settings, Settings]] = {}  # (scope, run) -> (run, unit settings)
@@ -127,12 +128,15 @@ class Hierarchy:
         """The file that governs ``directory``: its nearest, or, when its repository has
         none above it, the current directory's (unless that lies above the repository)."""
         directory = os.path.abspath(directory)
+        if directory in self._governing:
+            return self._governing[directory]
         found = self.nearest(directory)
         if found is None:
             if not self._fallback:
                 self._fallback.append(self.nearest(self.cwd))
             if not _above_repository(self._fallback[0], directory):
                 found = self._fallback[0]
+        self._governing[directory] = found
         return found
 
     # -- the settings of a file ----------------------------------------------------
@@ -201,16 +205,27 @@ class Hierarchy:
         directory the run names, the directory's own), relative to that file's directory.
         So a run inside a directory is not excluded by a file above its own."""
         flags = self.flags.exclude
+        # a walk asks for every entry of a directory in turn: the directory's scope and its
+        # path relative to the scope's file are worked out once, by its spelling
+        directories: dict[str, tuple[Scope, str]] = {}
 
         def excluded(path: str, named: bool = False) -> bool:
             if flags and matches_exclude(path, flags):
                 return True
-            absolute = os.path.abspath(path)
-            own = named and os.path.isdir(absolute)
-            scope = self.scope_of(absolute if own else os.path.dirname(absolute), record)
+            if named and os.path.isdir(path):  # a directory the run names: its own file's
+                scope = self.scope_of(os.path.abspath(path), record)
+                return bool(scope.exclude) and matches_exclude(_relative(os.path.abspath(path), scope.base),
+                                                              scope.exclude)
+            head, name = os.path.split(path)
+            found = directories.get(head)
+            if found is None:
+                directory = os.path.abspath(head or ".")
+                scope = self.scope_of(directory, record)
+                found = directories[head] = (scope, _relative(directory, scope.base) if scope.exclude else "")
+            scope, prefix = found
             if not scope.exclude:
                 return False
-            return matches_exclude(_relative(absolute, scope.base), scope.exclude)
+            return matches_exclude(name if prefix in ("", ".") else prefix + os.sep + name, scope.exclude)
 
         return excluded
 
