@@ -246,3 +246,34 @@ def test_an_invalid_nested_file_is_an_error_before_anything_is_linted(repo, caps
                                 "'selct' in .fanout-lint.toml (did you mean select?)"]
     with pytest.raises(ConfigError):
         Hierarchy(Flags(), ALL_RULES, str(repo)).scope_of(str(repo / "b" / "deep"))
+
+
+def test_terraform_directories_and_applications_take_their_own_file(tmp_path, capsys, monkeypatch):
+    work = tmp_path / "repo"
+    (work / ".git").mkdir(parents=True)
+    terraform = os.path.join(ROOT, "tests", "fixtures", "shared-queue", "tf_fires")
+    for name in ("tf1", "tf2"):
+        shutil.copytree(terraform, work / name)
+    write(work / "tf1" / ".fanout-lint.toml", '[severity]\nshared-queue = "info"\n')
+    linked = os.path.join(ROOT, "tests", "fixtures", "shared-queue", "link_fires")
+    # one application over two directories: it takes the file of its first template
+    for directory, name in (("a", "shared.yaml"), ("b", "billing.yaml"), ("b", "shipping.yaml")):
+        (work / "app" / directory).mkdir(parents=True, exist_ok=True)
+        shutil.copy(os.path.join(linked, name), work / "app" / directory / name)
+    write(work / "app" / "a" / ".fanout-lint.toml", '[severity]\nshared-queue = "warning"\n')
+    monkeypatch.chdir(work)
+    _, out, _ = run(capsys, "check", "tf1", "tf2", "app", "--format", "json")
+    assert [(f, s) for f, _, s in findings(out)] == [
+        ("app/a/shared.yaml", "warning"), ("tf1/main.tf", "info"), ("tf2/main.tf", "error")]
+    monkeypatch.chdir(work / "tf1")
+    _, out, _ = run(capsys, "check", ".", "--format", "json")
+    assert [s for _, _, s in findings(out)] == ["info"]
+
+
+def test_graph_draws_each_unit_under_its_own_file(repo, capsys):
+    code, out, err = run(capsys, "graph", "a/shared.yaml", "b/shared.yaml", "--format", "json")
+    assert code == 0
+    drawn = json.loads(out)["findings"]
+    assert [(f["file"], f["rule"], f["severity"]) for f in drawn] == [
+        ("a/shared.yaml", "FL201", "warning"), ("b/shared.yaml", "FL201", "error")]
+    assert sum(LOWERS in line for line in err.splitlines()) == 2
