@@ -277,3 +277,12 @@ def test_graph_draws_each_unit_under_its_own_file(repo, capsys):
     assert [(f["file"], f["rule"], f["severity"]) for f in drawn] == [
         ("a/shared.yaml", "FL201", "warning"), ("b/shared.yaml", "FL201", "error")]
     assert sum(LOWERS in line for line in err.splitlines()) == 2
+
+
+def test_the_cfnlint_plugin_reads_the_file_nearest_the_template(repo):
+    from fanout_lint.cfnlint_adapter import configured
+
+    settings, problems = configured(None, "b/shared.yaml", str(repo))
+    assert problems == [] and settings.ignore == ("FL101",)
+    settings, _ = configured(None, str(repo / "a" / "shared.yaml"), str(repo))
+    assert settings.ignore == ()
