@@ -85,12 +85,13 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
 
 
 def find_units(paths: list[str], exclude: Exclude = (), root: str | None = None,
-               root_given: bool = False) -> Discovery:
+               root_given: bool = False, exclude_elsewhere: Exclude | None = None) -> Discovery:
     """The units under ``paths``, the paths that could not be read, and the files passed
     over. ``root``: the repository, searched for the callers of a module whose file is
     named (None: a named module file stands for its own directory), and the root every
     path is confined to (None: the repository of the current directory); ``root_given``:
-    it is ``--repo-root``, and a path outside it is refused."""
+    it is ``--repo-root``, and a path outside it is refused; ``exclude_elsewhere``: what
+    that search of the repository leaves out (default: ``exclude``)."""
     roots = Roots(root if root is not None else repo_root(None, os.getcwd()), root_given)
     candidates: dict[tuple[str, str], Candidate] = {}
     missing: list[PathError] = []
@@ -119,7 +120,7 @@ def find_units(paths: list[str], exclude: Exclude = (), root: str | None = None,
                 if candidate.kind == "terraform":
                     from_files.append(candidate)
     if root is not None and from_files:
-        _to_module_roots(candidates, from_files, root, exclude)
+        _to_module_roots(candidates, from_files, root, exclude if exclude_elsewhere is None else exclude_elsewhere)
     _skip_plans_beside_terraform(candidates, skipped)
     terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
     modules = set()

@@ -41,14 +41,17 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     root = root if root is not None else settings.repo_root
     configuration = settings.configuration
     exclude = settings.exclude if configuration is None else configuration.excluder()
-    found = find_units(paths, exclude, root, settings.repo_root_given)  # 1
+    # the repository is searched for callers and linked templates beyond the paths: the
+    # files met there govern no unit of the run until one is linked or called
+    elsewhere = exclude if configuration is None else configuration.excluder(record=False)
+    found = find_units(paths, exclude, root, settings.repo_root_given, elsewhere)  # 1
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped),
                     notices=list(found.notices))
     from fanout_lint.hcl_install import parser_problem
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    work = _plan(candidates, paths, settings, root, exclude if configuration is None else configuration.excluder(False))  # 2
+    work = _plan(candidates, paths, settings, root, elsewhere)  # 2
     if configuration is None:
         each: Settings | list[Settings] = settings
     else:  # looked up here, before any unit is linted: a worker gets its units' settings

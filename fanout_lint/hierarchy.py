@@ -203,7 +203,12 @@ class Hierarchy:
         """``excluded(path, named)`` for discovery: ``--exclude`` as the path is spelled,
         or the ``exclude`` of the file that governs the directory holding the path (for a
         directory the run names, the directory's own), relative to that file's directory.
-        So a run inside a directory is not excluded by a file above its own."""
+        So a run inside a directory is not excluded by a file above its own.
+
+        ``record`` off: for the search of the repository beyond the paths (callers of a
+        named module, templates a named one links with), whose files govern no unit
+        yet: they are not said, and one that cannot be read excludes nothing (the
+        unit that comes to be linked under it reports it)."""
         flags = self.flags.exclude
         # a walk asks for every entry of a directory in turn: the directory's scope and its
         # path relative to the scope's file are worked out once, by its spelling
@@ -220,7 +225,12 @@ class Hierarchy:
             found = directories.get(head)
             if found is None:
                 directory = os.path.abspath(head or ".")
-                scope = self.scope_of(directory, record)
+                try:
+                    scope = self.scope_of(directory, record)
+                except ConfigError:
+                    if record:
+                        raise
+                    scope = self._scope(None)
                 found = directories[head] = (scope, _relative(directory, scope.base) if scope.exclude else "")
             scope, prefix = found
             if not scope.exclude:

@@ -286,3 +286,19 @@ def test_the_cfnlint_plugin_reads_the_file_nearest_the_template(repo):
     assert problems == [] and settings.ignore == ("FL101",)
     settings, _ = configured(None, str(repo / "a" / "shared.yaml"), str(repo))
     assert settings.ignore == ()
+
+
+def test_files_met_only_in_the_search_of_the_repository_govern_nothing(repo, capsys):
+    # a named template links with the rest of its repository: the walk for that meets b's
+    # file and an invalid one, neither of which governs a unit of this run
+    write(repo / "c" / ".fanout-lint.toml", 'selct = ["FL2"]\n')
+    shutil.copy(SHARED, repo / "c" / "x.yaml")
+    linked = os.path.join(ROOT, "tests", "fixtures", "shared-queue", "link_fires")
+    shutil.copy(os.path.join(linked, "shared.yaml"), repo / "a" / "linked.yaml")  # it exports: it may link
+    for name in ("billing.yaml", "shipping.yaml"):
+        shutil.copy(os.path.join(linked, name), repo / "b" / name)
+    code, out, err = run(capsys, "check", "a/linked.yaml", "--format", "json")
+    # linked with b's consumers, under a's file (the named template's); its finding a warning
+    assert code == 0 and findings(out) == [("a/linked.yaml", "FL201", "warning")]
+    assert "b/pyproject.toml" not in err and "c/.fanout-lint.toml" not in err
+    assert run(capsys, "check", "c/x.yaml")[0] == 2  # the run it governs stops on it
