@@ -337,7 +337,7 @@ def _lint(cfn: Any, options: dict[str, dict] | None):
 
 def configured(options: dict[str, dict] | None, file: str, cwd: str) -> tuple[Settings, list[Notice]]:
     """The settings of fanout-lint's own configuration file (``.fanout-lint.toml`` or
-    ``[tool.fanout-lint]``, found from ``cwd`` upward as the command line finds it), so
+    ``[tool.fanout-lint]``, the one nearest the template, as the command line finds it), so
     that ``select``, ``ignore``, ``extend-*``, ``per-file-ignores`` and rule options are
     written once for both. Options given through cfn-lint win over the file's. Severity
     stays the rule's own: cfn-lint's level is the ID's first letter. A file that cannot
@@ -346,7 +346,7 @@ def configured(options: dict[str, dict] | None, file: str, cwd: str) -> tuple[Se
 
     given = {rule: dict(values) for rule, values in (options or {}).items()}
     try:
-        settings, _ = resolve(Flags(), ALL_RULES, cwd)
+        settings, _ = resolve(Flags(paths=(file,)), ALL_RULES, cwd)
     except ConfigError as exc:
         notice = Notice(Loc(file, 1, 1), f"fanout-lint configuration not used: {exc}")
         return Settings(options=given), [notice]

@@ -95,9 +95,13 @@ def add_arguments(check) -> None:
 
 
 def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | None] | None:
-    """Settings from the configuration file and the flags, and the file they came from;
-    None after printing a configuration error."""
-    from fanout_lint.config import ConfigError, Flags, resolve
+    """Settings from the configuration file and the flags, and the file they came from
+    (those of the paths' common directory; ``settings.configuration`` gives each unit its
+    own directory's); None after printing a configuration error."""
+    from fanout_lint.config import ConfigError, Flags
+    from fanout_lint.confine import Roots
+    from fanout_lint.hierarchy import Hierarchy
+    from fanout_lint.repository import repo_root
 
     flags = Flags(
         select=split(args.select),
@@ -112,17 +116,36 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
         isolated=args.isolated,
         paths=tuple(args.paths),
     )
+    cwd = os.getcwd()
     try:
-        settings, path = resolve(flags, rules, os.getcwd())
+        # the configuration is read as the run's paths are: inside the repository, through no link
+        hierarchy = Hierarchy(flags, rules, cwd, Roots(repo_root(args.repo_root, cwd), args.repo_root is not None))
+        settings, path = hierarchy.primary(flags.paths)
     except ConfigError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
         return None
-    if not getattr(args, "quiet", False):  # -q: findings and errors only
-        for notice in settings.notices:  # a rule named by a former name
+    return replace(settings, configuration=hierarchy), path
+
+
+def say_configuration(settings: Settings, quiet: bool, scopes=None) -> None:
+    """On standard error: the configuration's warnings (unless ``quiet``), then what each
+    configuration file that governed part of the run lowers of the gate, whatever
+    ``quiet`` says. ``scopes``: only these (``--show-settings``)."""
+    notices, gate = configuration_notices(settings, scopes)
+    if not quiet:  # -q: findings and errors only
+        for notice in notices:  # a near-miss table, a rule named by a former name
             sys.stderr.write(clean(notice) + "\n")
-    for notice in settings.gate:  # what the configuration file lowers, whatever --quiet says
+    for notice in gate:
         sys.stderr.write(f"{notice}\n")
-    return settings, path
+
+
+def configuration_notices(settings: Settings, scopes=None) -> tuple[tuple[str, ...], tuple]:
+    """The configuration's warnings and gate notices: of every file that governed part of
+    the run (or of ``scopes``), else of ``settings`` alone."""
+    hierarchy = settings.configuration
+    if hierarchy is None:
+        return settings.notices, settings.gate
+    return hierarchy.notices(scopes), hierarchy.gate(scopes)
 
 
 def reports_of(args) -> list[Report]:
@@ -182,6 +205,8 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
     outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff, roots=roots_of(args))
     if args.diff:
         from fanout_lint.fixes import diff
+
+        say_configuration(settings, args.quiet)
 
         for error in outcome.result.errors + outcome.errors:
             sys.stderr.write(f"{error}\n")
@@ -291,6 +316,8 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     from fanout_lint.outcome import EXIT_ERROR, EXIT_OK, exit_code
 
     root = args.repo_root
+    # said once the run has met every configuration file that governs a part of it
+    say_configuration(settings, getattr(args, "quiet", False))
     result = _baselined(result, args)
     if result is None:
         return EXIT_ERROR
@@ -388,8 +415,9 @@ def render_report(result: Result, fmt: str, rules: tuple[Rule, ...], settings: S
 def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings, root: str,
            show_suppressed: bool, colour: bool, unsafe_fixes: bool = False, quiet: bool = False,
            baseline_used: bool = False) -> str:
-    if settings.gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
-        result = replace(result, notices=[*settings.gate, *result.notices])
+    gate = configuration_notices(settings)[1]
+    if gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
+        result = replace(result, notices=[*gate, *result.notices])
     if fmt == "json":
         from fanout_lint.report import json_report
 
@@ -397,8 +425,7 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
     if fmt == "sarif":
         from fanout_lint.report import sarif
 
-        ran = enabled_rules(rules, settings)
-        severities = {rule.id: severity_for(rule, settings) for rule in ran}
+        ran, severities = _rules_ran(rules, settings)
         return sarif.render(result, ran, severities, root, show_suppressed, docs_url=settings.docs_url,
                             baseline_used=baseline_used)
     if fmt == "github":
@@ -423,6 +450,19 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
         lines[at:at] = [suppressed_line(s) for s in result.suppressed]
         output = "\n".join(lines) + "\n"
     return output
+
+
+def _rules_ran(rules: tuple[Rule, ...], settings: Settings):
+    """The rules the run ran, and each one's severity: with a configuration per directory,
+    every rule some unit's settings run, at the severity of the first settings that run
+    it (the paths' common directory's first)."""
+    hierarchy = settings.configuration
+    each = [settings] + ([scope.settings for scope in hierarchy.used()] if hierarchy is not None else [])
+    severities = {}
+    for own in each:
+        for rule in enabled_rules(rules, own):
+            severities.setdefault(rule.id, severity_for(rule, own))
+    return tuple(rule for rule in rules if rule.id in severities), severities
 
 
 def suppressed_line(s) -> str:

@@ -307,11 +307,7 @@ def _check(args, startup: StartUp) -> int:
         sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
         return EXIT_ERROR
     if args.show_settings:
-        from fanout_lint.links import RULE_DOCS_URL
-        from fanout_lint.show_settings import render_settings
-
-        write_stdout(render_settings(settings, rules, config_path, args.repo_root, settings.docs_url or RULE_DOCS_URL))
-        return EXIT_OK
+        return _show_settings(args, rules, settings, config_path)
     from fanout_lint.parse_cache import open_cache
 
     cache = open_cache(os.environ, disabled=args.no_cache,
@@ -339,12 +335,47 @@ def _check(args, startup: StartUp) -> int:
 
 def _lint_and_report(args, rules, settings, lint) -> int:
     from fanout_lint.check_command import finish
+    from fanout_lint.config import ConfigError
 
-    if args.fix or args.diff:
-        from fanout_lint.check_command import run_fixes
+    try:
+        if args.fix or args.diff:
+            from fanout_lint.check_command import run_fixes
 
-        return run_fixes(args, rules, settings, _colour(args.color), lint)
-    return finish(lint(), args, rules, settings, colour=_colour(args.color))
+            return run_fixes(args, rules, settings, _colour(args.color), lint)
+        return finish(lint(), args, rules, settings, colour=_colour(args.color))
+    except ConfigError as exc:  # a configuration file below the paths: found as the run walks to it
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
+        return EXIT_ERROR
+
+
+def _show_settings(args, rules, settings, config_path) -> int:
+    """``--show-settings [PATH...]``: the settings each path is linted under, and the file
+    they come from (the paths' common directory's without a path)."""
+    from fanout_lint.check_command import say_configuration
+    from fanout_lint.config import ConfigError
+    from fanout_lint.links import RULE_DOCS_URL
+    from fanout_lint.show_settings import render_settings
+
+    hierarchy = settings.configuration
+    try:
+        scopes = list(dict.fromkeys(hierarchy.scope_of_path(p, record=False) for p in args.paths))
+        if len(scopes) <= 1:  # one file for all the paths: shown as it always was
+            scopes = [hierarchy.primary_scope(args.paths)]
+    except ConfigError as exc:
+        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
+        return EXIT_ERROR
+    if len(scopes) == 1:
+        say_configuration(settings, args.quiet, scopes)
+        write_stdout(render_settings(settings, rules, config_path, args.repo_root, settings.docs_url or RULE_DOCS_URL))
+        return EXIT_OK
+    say_configuration(settings, args.quiet, scopes)
+    blocks = []
+    for scope in scopes:
+        own = [p for p in args.paths if hierarchy.scope_of_path(p, record=False) is scope]
+        blocks.append(render_settings(scope.settings, rules, scope.path, args.repo_root,
+                                      scope.settings.docs_url or RULE_DOCS_URL, paths=own))
+    write_stdout("\n".join(blocks))
+    return EXIT_OK
 
 
 def _progress(args):

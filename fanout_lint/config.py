@@ -3,7 +3,8 @@
 The file is found from each linted path upward, up to the repository root and never
 above it (``.fanout-lint.toml`` first in each directory, then a ``pyproject.toml`` that
 has a ``[tool.fanout-lint]`` table); ``--config`` names one explicitly, ``--isolated``
-reads none. What the file lowers of the gate is said aloud (``gate.py``). Everything in it is validated against the registered rules and their
+reads none. Each unit is linted under its own nearest file (``hierarchy.py``). What the
+file lowers of the gate is said aloud (``gate.py``). Everything in it is validated against the registered rules and their
 declared options, so a typo is an error (exit 2), never a silently ignored setting.
 Command-line flags win over the file.
 """
@@ -91,34 +92,6 @@ def find_config(start: str, near_misses: list[str] | None = None) -> str | None:
         directory = parent
 
 
-def config_for(paths: list[str] | tuple[str, ...], cwd: str,
-               near_misses: list[str] | None = None) -> tuple[str | None, list[str]]:
-    """The configuration file of a run over ``paths``: the nearest to each path, so that a
-    run from a parent directory reads the file a run inside the directory would. When the
-    paths have different nearest files, the one nearest their common directory applies;
-    the others are returned (the caller says they were not applied). A path with no
-    file above it in its repository takes the current directory's."""
-    found: dict[str | None, None] = {}
-    fallback: list[str | None] = []
-    # a hook names hundreds of files in a few directories: each directory is looked up once
-    directories = dict.fromkeys(_directory(os.path.join(cwd, path)) for path in paths or (".",))
-    for directory in directories:
-        nearest = find_config(directory, near_misses)
-        if nearest is None:  # nothing above the path in its repository: the current directory's, as before
-            if not fallback:
-                fallback.append(find_config(cwd, near_misses))
-            nearest = fallback[0] if not _above_repository(fallback[0], directory) else None
-        found[nearest] = None
-    if len(found) == 1:
-        return next(iter(found)), []
-    absolute = [os.path.abspath(os.path.join(cwd, p)) for p in paths]
-    common = os.path.commonpath(absolute) if absolute else cwd
-    chosen = find_config(common)
-    if chosen is None and fallback and not _above_repository(fallback[0], common):
-        chosen = fallback[0]
-    return chosen, sorted(p for p in found if p is not None and p != chosen)
-
-
 def _above_repository(config: str | None, directory: str) -> bool:
     """``config`` is in a directory above the repository of ``directory``: the current
     directory's file is no file of that repository (a checkout inside a workspace)."""
@@ -127,12 +100,6 @@ def _above_repository(config: str | None, directory: str) -> bool:
         return False
     home = os.path.dirname(os.path.abspath(config))
     return top != home and top.startswith(home.rstrip(os.sep) + os.sep)
-
-
-def _directory(path: str) -> str:
-    """``path`` when it is a directory (or names nothing), else its directory."""
-    path = os.path.abspath(path)
-    return path if os.path.isdir(path) or not os.path.lexists(path) else os.path.dirname(path)
 
 
 def _near_miss(pyproject: str) -> list[str]:
@@ -168,7 +135,7 @@ _NEAR_TABLE = re.compile(r"^[ \t]*\[[ \t]*tool[ \t]*\.[ \t]*[\"']?(fanout[-_. ]?
 
 def _read(path: str) -> str:
     try:
-        raw = read_bounded(path, CONFIG_BYTES)
+        raw = read_bounded(path, CONFIG_BYTES, follow=False)  # a link is refused before (hierarchy.py)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
     return raw.decode("utf-8", errors="replace")
@@ -530,11 +497,24 @@ class Flags(Record):
     extend_ignore: tuple[str, ...] = ()
     var_files: tuple[str, ...] = ()  # relative to the current directory
     isolated: bool = False  # --isolated: no configuration file is read
-    paths: tuple[str, ...] = ()  # the linted paths: the configuration is the one nearest them
+    paths: tuple[str, ...] = ()  # the linted paths: each unit's configuration is the one nearest it
 
 
 def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
-    """The run's settings and the configuration file they came from (None when there is none).
+    """The settings of a run over ``flags.paths`` taken as one (their common directory's
+    configuration file, or ``--config``'s, or none with ``--isolated``) and the file they
+    came from (None when there is none). A run that lints gives each unit its own
+    directory's (``hierarchy.Hierarchy``); this is what ``rules`` and a caller that wants
+    one settings get."""
+    from fanout_lint.hierarchy import Hierarchy  # it builds on this module
+
+    return Hierarchy(flags, rules, cwd).primary(flags.paths)
+
+
+def settings_from(config: FileConfig, path: str | None, flags: Flags, rules: tuple[Rule, ...],
+                  cwd: str = ".") -> Settings:
+    """The settings of the configuration file ``config`` at ``path`` (an empty one and None
+    for none) after the command line's ``flags``.
 
     ``--select`` replaces the file's ``select`` and takes back what the file ignores;
     ``--ignore`` and ``--exclude`` add to the file's; ``--fail-on`` replaces its ``fail-on``.
@@ -547,17 +527,6 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     for key in flags.select + flags.ignore + flags.extend_select + flags.extend_ignore:
         if not match_rules(rules, key):
             raise ConfigError(unknown_rule(rules, key))
-    if flags.isolated and flags.config is not None:
-        raise ConfigError("--isolated reads no configuration file: give it or --config, not both")
-    near_misses: list[str] = []
-    passed_over: list[str] = []
-    if flags.config is not None:
-        path: str | None = flags.config
-    elif flags.isolated:
-        path = None
-    else:
-        path, passed_over = config_for(flags.paths, cwd, near_misses)
-    config = load_config(path, rules) if path else FileConfig(path="")
     cli_select = _ids(rules, flags.select)
     cli_ignore = _ids(rules, flags.ignore) + _ids(rules, flags.extend_ignore)
     cli_extend = _ids(rules, flags.extend_select)
@@ -576,24 +545,20 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
     named = flags.select + flags.ignore + flags.extend_select + flags.extend_ignore
     flag_notices = tuple(f"fanout-lint: warning: {n}" for n in (renamed(rules, k) for k in named) if n)
     base = os.path.dirname(path) if path else ""
-    if passed_over:
-        flag_notices += (f"fanout-lint: warning: the paths have configuration files of their own that this run "
-                         f"does not apply ({', '.join(passed_over)}); it applies {path or 'the defaults'}: lint "
-                         "each directory in a run of its own to apply its file",)
     docs_url = _docs_url_flag(flags.docs_url) if flags.docs_url else config.docs_url
     gate = lowered(path, rules, fail_on=None if flags.fail_on else config.fail_on,
                    select=None if cli_select else config.select,
                    ignore=tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back),
                    exclude=config.exclude, severity=config.severity,
                    per_file=tuple(entry.pattern for entry in config.per_file_ignores)) if path else None
-    settings = Settings(
+    return Settings(
         select=select,
         ignore=ignore,
         severity=dict(config.severity),
         options={k: dict(v) for k, v in config.options.items()},
         exclude=config.exclude + flags.exclude,
         fail_on=fail_on,
-        notices=tuple(dict.fromkeys(near_misses)) + config.notices + flag_notices,
+        notices=config.notices + flag_notices,
         docs_url=docs_url,
         gate=(gate,) if gate is not None else (),
         per_file_ignores=config.per_file_ignores,
@@ -601,7 +566,6 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
         var_files=tuple(os.path.join(base, v) for v in config.var_files) + flags.var_files,
         config_var_files=len(config.var_files),
     )
-    return settings, path
 
 
 def _ids(rules: tuple[Rule, ...], keys: tuple[str, ...]) -> tuple[str, ...]:

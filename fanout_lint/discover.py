@@ -34,6 +34,13 @@ from fanout_lint.regular_files import resolved_path
 from fanout_lint.repository import repo_root
 from fanout_lint.terraform_files import suffix_of
 
+TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
+if TYPE_CHECKING:
+    from typing import Callable, Union
+
+    # globs, or a function of the path (each directory's configuration: hierarchy.py)
+    Exclude = Union[tuple[str, ...], Callable[[str, bool], bool]]
+
 # Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
 # deeper than this is generated or hostile, and its paths approach PATH_MAX anyway.
 MAX_WALK_DEPTH = 100
@@ -77,13 +84,14 @@ def discover(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Cand
     return found.candidates, found.missing
 
 
-def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None = None,
-               root_given: bool = False) -> Discovery:
+def find_units(paths: list[str], exclude: Exclude = (), root: str | None = None,
+               root_given: bool = False, exclude_elsewhere: Exclude | None = None) -> Discovery:
     """The units under ``paths``, the paths that could not be read, and the files passed
     over. ``root``: the repository, searched for the callers of a module whose file is
     named (None: a named module file stands for its own directory), and the root every
     path is confined to (None: the repository of the current directory); ``root_given``:
-    it is ``--repo-root``, and a path outside it is refused."""
+    it is ``--repo-root``, and a path outside it is refused; ``exclude_elsewhere``: what
+    that search of the repository leaves out (default: ``exclude``)."""
     roots = Roots(root if root is not None else repo_root(None, os.getcwd()), root_given)
     candidates: dict[tuple[str, str], Candidate] = {}
     missing: list[PathError] = []
@@ -91,7 +99,7 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
     notices: list[Notice] = []
     from_files: list[Candidate] = []  # Terraform directories named by one of their files
     for path in paths:
-        if _excluded(path, exclude):
+        if _excluded(path, exclude, named=True):
             continue
         confined, refused = roots.confine(path)
         if refused is not None:  # nothing is looked at there, not even whether it exists
@@ -112,7 +120,7 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
                 if candidate.kind == "terraform":
                     from_files.append(candidate)
     if root is not None and from_files:
-        _to_module_roots(candidates, from_files, root, exclude)
+        _to_module_roots(candidates, from_files, root, exclude if exclude_elsewhere is None else exclude_elsewhere)
     _skip_plans_beside_terraform(candidates, skipped)
     terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
     modules = set()
@@ -127,7 +135,7 @@ def find_units(paths: list[str], exclude: tuple[str, ...] = (), root: str | None
     return Discovery(ordered, missing, skipped, sorted(notices, key=Notice.sort_key))
 
 
-def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, exclude: tuple[str, ...]) -> None:
+def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, exclude: Exclude) -> None:
     """Replace each directory named by a file with the repository's root directories that
     load it as a local module: alone it would be linted with its variable defaults, under
     other addresses than its callers give it, and their baselines would not match."""
@@ -166,7 +174,7 @@ def _tidy(path: str) -> str:
     return path
 
 
-def walk_templates(root: str, exclude: tuple[str, ...] = ()) -> list[str]:
+def walk_templates(root: str, exclude: Exclude = ()) -> list[str]:
     """The YAML/JSON files below ``root`` that may be templates, as the walk finds them
     (for linking a named template with the rest of its repository; what cannot be
     walked is skipped silently: it is no unit of the run)."""
@@ -208,7 +216,7 @@ def _has_tf(directory: str) -> bool:
         return False
 
 
-def _walk(top: str, exclude: tuple[str, ...], skipped: list[Skipped], root: str,
+def _walk(top: str, exclude: Exclude, skipped: list[Skipped], root: str,
           notices: list[Notice]) -> tuple[list[Candidate], list[PathError]]:
     """The candidates under ``top`` (confined to ``root``), and one-line errors for what
     could not be walked.
@@ -295,7 +303,16 @@ def _link_met(path: str, name: str, root: str, problems: list[PathError], notice
         problems.append(PathError(path, f"not read: a symbolic link to {outside(root)}"))
 
 
-def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
+def _excluded(path: str, patterns: Exclude, named: bool = False) -> bool:
+    """``patterns``: globs, or a function of the path (``hierarchy.Hierarchy.excluder``:
+    each directory's own configuration's); ``named``: the path is one the run names."""
+    if callable(patterns):
+        return patterns(path, named)
+    return matches_exclude(path, patterns)
+
+
+def matches_exclude(path: str, patterns: tuple[str, ...]) -> bool:
+    """``path`` (or its name) matches one of the globs ``patterns``."""
     if not patterns:
         return False
     normalized = os.path.normpath(path)

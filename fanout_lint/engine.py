@@ -30,23 +30,39 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
                root: str | None = None, progress=None) -> Result:
     """``root``: the repository, where the callers of a named module file and the templates
     a named template links with are looked for (default ``settings.repo_root``);
-    ``progress``: called with (units done, units) as units finish."""
+    ``progress``: called with (units done, units) as units finish.
+
+    ``settings`` apply to every unit, unless ``settings.configuration`` (a
+    ``hierarchy.Hierarchy``) is given: then each unit is linted under the settings of its
+    own nearest configuration file, and ``settings`` decide only what the run does as a
+    whole (``hierarchy.RUN_FIELDS``: jobs, cache, links, repository, today). Raises
+    ``config.ConfigError`` for a configuration file found under the paths that is
+    invalid or may not be read; nothing is linted then."""
     root = root if root is not None else settings.repo_root
-    found = find_units(paths, settings.exclude, root, settings.repo_root_given)  # 1
+    configuration = settings.configuration
+    exclude = settings.exclude if configuration is None else configuration.excluder()
+    # the repository is searched for callers and linked templates beyond the paths: the
+    # files met there govern no unit of the run until one is linked or called
+    elsewhere = exclude if configuration is None else configuration.excluder(record=False)
+    found = find_units(paths, exclude, root, settings.repo_root_given, elsewhere)  # 1
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped),
                     notices=list(found.notices))
     from fanout_lint.hcl_install import parser_problem
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    work = _plan(candidates, paths, settings, root)  # 2
-    _collect(result, work, rules, settings, keep_graphs, progress)
+    work = _plan(candidates, paths, settings, root, elsewhere)  # 2
+    if configuration is None:
+        each: Settings | list[Settings] = settings
+    else:  # looked up here, before any unit is linted: a worker gets its units' settings
+        each = [configuration.unit_settings(item.path, item.kind, settings) for item in work]
+    _collect(result, work, rules, each, keep_graphs, progress)
     result.sort()
     return result
 
 
-def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool,
-             progress) -> None:
+def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Settings | list[Settings],
+             keep_graphs: bool, progress) -> None:
     for done, unit in enumerate(_lint_all(work, rules, settings, keep_graphs), start=1):  # 3
         if progress is not None:
             progress(done, len(work))
@@ -65,7 +81,7 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
             merge(result.fix_sources, unit.fix_sources)
 
 
-def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str) -> list:
+def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, exclude) -> list:
     if not settings.link:
         return list(candidates)
     from fanout_lint.applications import plan
@@ -76,19 +92,21 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return plan(candidates, named, settings.exclude, root, settings.repo_root_given)
+        return plan(candidates, named, exclude, root, settings.repo_root_given)
     finally:
         if collecting:
             gc.enable()
 
 
-def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool):
+def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings | list[Settings], keep_graphs: bool):
     """Each unit's or application's result in the order of ``work``: in worker processes
-    when there are many."""
+    when there are many. ``settings``: for every unit, or a list, each unit's own."""
     from fanout_lint.parallel import choose_jobs, lint_in_parallel
 
-    jobs = 1 if keep_graphs else choose_jobs(settings.jobs, len(work))  # graphs stay in this process
+    each = settings if isinstance(settings, list) else [settings] * len(work)
+    run = each[0] if each else Settings()
+    jobs = 1 if keep_graphs else choose_jobs(run.jobs, len(work))  # graphs stay in this process
     if jobs > 1:
-        return lint_in_parallel(work, rules, settings, jobs)
+        return lint_in_parallel(work, rules, each, jobs)
     # as in a worker, a unit that raises is an error of its own, and the others are linted
-    return (lint_or_error(item, rules, settings, keep_graphs) for item in work)
+    return (lint_or_error(item, rules, own, keep_graphs) for item, own in zip(work, each))

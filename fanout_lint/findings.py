@@ -114,6 +114,9 @@ class Finding(ValueRecord):
     # the finding exactly (inline subscriptions share their topic's resource name)
     node_ids: tuple[str, ...] = field(default=(), compare=False)
     fix: FindingFix | None = field(default=None, compare=False)
+    # the fail level of the settings that produced it (its unit's configuration file:
+    # hierarchy.py): "error", "warning", "info" or "none"; "" for the run's own level
+    fail_on: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # ``related`` holds Related records, which clean themselves

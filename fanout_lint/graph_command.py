@@ -50,7 +50,9 @@ def add_options(graph) -> None:
 def run(args) -> int:
     import os
 
-    from fanout_lint.config import ConfigError, Flags, resolve
+    from fanout_lint.config import ConfigError, Flags
+    from fanout_lint.confine import Roots
+    from fanout_lint.hierarchy import Hierarchy
     from fanout_lint.engine import lint_paths
     from fanout_lint.links import RULE_DOCS_URL
     from fanout_lint.report import topology
@@ -64,21 +66,18 @@ def run(args) -> int:
     # the same configuration as `check`, so the graph shows the findings the gate sees
     flags = Flags(select=_split(args.select), ignore=_split(args.ignore), exclude=_split(args.exclude),
                   config=args.config, isolated=args.isolated, paths=tuple(args.paths), docs_url=args.docs_url)
-    try:
-        settings, _ = resolve(flags, ALL_RULES, os.getcwd())
-    except ConfigError as exc:
-        return _fail(str(exc))
-    for notice in settings.notices:  # a rule named by a former name
-        sys.stderr.write(clean(notice) + "\n")
-    for notice in settings.gate:  # what the configuration file lowers
-        sys.stderr.write(f"{notice}\n")
     import dataclasses
 
     from fanout_lint.repository import repo_root
 
     root = repo_root(args.repo_root, os.getcwd())
+    try:  # each unit under its own directory's configuration file, as `check` lints it
+        hierarchy = Hierarchy(flags, ALL_RULES, os.getcwd(), Roots(root, args.repo_root is not None))
+        settings, _ = hierarchy.primary(flags.paths)
+    except ConfigError as exc:
+        return _fail(str(exc))
     settings = dataclasses.replace(settings, repo_root=root, repo_root_given=args.repo_root is not None,
-                                   link=not args.no_link)
+                                   link=not args.no_link, configuration=hierarchy)
     if settings.var_files:  # the configuration's: held to the repository as in check
         from fanout_lint.var_files import problem
 
@@ -88,7 +87,15 @@ def run(args) -> int:
     known = _baseline(args.baseline)
     if known is None:
         return EXIT_ERROR
-    result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True, root=root)
+    try:
+        result = lint_paths(args.paths, ALL_RULES, settings, keep_graphs=True, root=root)
+    except ConfigError as exc:  # a configuration file below the paths
+        return _fail(str(exc))
+    for notice in hierarchy.notices():  # a near-miss table, a rule named by a former name
+        sys.stderr.write(clean(notice) + "\n")
+    gate = hierarchy.gate()
+    for notice in gate:  # what each configuration file that governs part of the drawing lowers
+        sys.stderr.write(f"{notice}\n")
     if args.baseline:
         from fanout_lint.baseline import split
 
@@ -103,7 +110,7 @@ def run(args) -> int:
             hint = suggestion(sorted({n.resource for n in view.nodes}), args.focus)
             return _fail(f"no resource {args.focus!r} in the topology{hint}")
         view = topology.focus(view, args.focus, hops)
-    drawn = render(view, args.format, settings.docs_url or RULE_DOCS_URL, settings.gate)
+    drawn = render(view, args.format, settings.docs_url or RULE_DOCS_URL, gate)
     if args.output:
         from fanout_lint.confine import Roots
 

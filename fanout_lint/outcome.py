@@ -26,8 +26,15 @@ def exit_code(result, fail_on: Severity | None) -> int:
 
 
 def fails(finding, fail_on: Severity | None) -> bool:
-    """The finding is at or above the fail level: it fails the run (and a JUnit test)."""
-    return fail_on is not None and finding.severity.rank >= fail_on.rank
+    """The finding is at or above the fail level of the settings that produced it (its
+    own configuration file's, ``Finding.fail_on``; else the run's ``fail_on``): it fails
+    the run (and a JUnit test)."""
+    own = getattr(finding, "fail_on", "")
+    if own:
+        level = None if own == "none" else Severity(own)
+    else:
+        level = fail_on
+    return level is not None and finding.severity.rank >= level.rank
 
 
 class StdoutError(OSError):

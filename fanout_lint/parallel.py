@@ -55,11 +55,21 @@ def choose_jobs(requested: int | None, units: int) -> int:
 
 
 def lint_in_parallel(
-    candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings, jobs: int
+    candidates: list[Candidate], rules: tuple[Rule, ...], settings: Settings | list[Settings], jobs: int
 ) -> Iterator[Result]:
-    """Each candidate's result, in the order of ``candidates``."""
+    """Each candidate's result, in the order of ``candidates``. ``settings``: for every
+    candidate, or a list, each candidate's own (its configuration file's: hierarchy.py).
+    Each worker gets every distinct settings once; a unit goes with the number of its own."""
     from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
+
+    each = settings if isinstance(settings, list) else [settings] * len(candidates)
+    distinct: dict[int, int] = {}
+    for own in each:
+        distinct.setdefault(id(own), len(distinct))
+    table = tuple({id(own): own for own in each}.values())
+    numbers = [distinct[id(own)] for own in each]
+    items = list(zip(numbers, candidates))
 
     size = max(1, min(64, len(candidates) // (jobs * 8)))
     queue = deque(tuple(range(start, min(start + size, len(candidates))))
@@ -69,13 +79,13 @@ def lint_in_parallel(
     with _sigterm_ends_workers():
         while queue:
             failed: list[tuple[int, ...]] = []
-            with _workers(jobs, rules, settings) as pool:
+            with _workers(jobs, rules, table) as pool:
                 running: dict = {}
                 broken = False
                 while running or (queue and not broken):
                     while queue and not broken and len(running) < jobs * IN_FLIGHT_PER_WORKER:
                         batch = queue.popleft()
-                        running[pool.submit(_lint_batch, [candidates[i] for i in batch])] = batch
+                        running[pool.submit(_lint_batch, [items[i] for i in batch])] = batch
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
                         batch = running.pop(future)
@@ -94,23 +104,24 @@ def lint_in_parallel(
                 if len(batch) > 1:
                     singles.extend((i,) for i in batch)  # run again in a fresh pool, one by one
                 else:
-                    results[batch[0]] = _alone(candidates[batch[0]], rules, settings)
+                    results[batch[0]] = _alone(items[batch[0]], rules, table)
             queue.extendleft(reversed(singles))
             while emitted in results:
                 yield results.pop(emitted)
                 emitted += 1
 
 
-def _alone(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings) -> Result:
+def _alone(item: tuple[int, Candidate], rules: tuple[Rule, ...], table: tuple[Settings, ...]) -> Result:
     """The unit linted in a pool of its own, so that a failure can only be its own."""
     from concurrent.futures.process import BrokenProcessPool
 
     from fanout_lint.findings import Result
     from fanout_lint.findings import LoadError
 
-    with _workers(1, rules, settings) as pool:
+    candidate = item[1]
+    with _workers(1, rules, table) as pool:
         try:
-            return pool.submit(_lint_batch, [candidate]).result()[0]
+            return pool.submit(_lint_batch, [item]).result()[0]
         except BrokenProcessPool:
             message = DIED
         except Exception as exc:
@@ -119,7 +130,7 @@ def _alone(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings) ->
 
 
 @contextmanager
-def _workers(jobs: int, rules: tuple[Rule, ...], settings: Settings):
+def _workers(jobs: int, rules: tuple[Rule, ...], table: tuple[Settings, ...]):
     """A process pool whose workers are killed, not waited for, when the run is cut short
     (an exception, the caller dropping the results)."""
     import multiprocessing
@@ -127,7 +138,7 @@ def _workers(jobs: int, rules: tuple[Rule, ...], settings: Settings):
 
     before = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(
-        max_workers=jobs, mp_context=_context(), initializer=_init_worker, initargs=(rules, settings)
+        max_workers=jobs, mp_context=_context(), initializer=_init_worker, initargs=(rules, table)
     )
     try:
         yield pool
@@ -188,18 +199,19 @@ def _context():
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-# The worker's rules and settings, set once per worker process by the pool's initializer
-# so that they are not sent again with every unit.
+# The worker's rules and the run's distinct settings, set once per worker process by the
+# pool's initializer so that they are not sent again with every unit.
 _worker: dict = {}
 
 
-def _init_worker(rules, settings) -> None:
+def _init_worker(rules, table) -> None:
     import signal
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is for the parent
     _worker["rules"] = rules
-    _worker["settings"] = settings
+    _worker["settings"] = table
 
 
-def _lint_batch(candidates: list[Candidate]) -> list[Result]:
-    return [lint_or_error(candidate, _worker["rules"], _worker["settings"]) for candidate in candidates]
+def _lint_batch(items: list[tuple[int, Candidate]]) -> list[Result]:
+    """Each unit under the settings of its number."""
+    return [lint_or_error(candidate, _worker["rules"], _worker["settings"][number]) for number, candidate in items]

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     import datetime
     from typing import Any
 
+    from fanout_lint.hierarchy import Hierarchy
+
 # An ID prefix: "FL", "FL2", "FL20"; a whole ID is matched as the rule itself.
 _PREFIX = re.compile(r"FL[0-9]{0,2}")
 
@@ -60,6 +62,11 @@ class Settings(Record):
     # What the configuration file lowers (gate.py): Notices said on stderr, in the
     # markdown summary, and in JSON, SARIF and GitHub output
     gate: tuple[Notice, ...] = ()
+    # The settings of each directory, from its nearest configuration file (hierarchy.py):
+    # given, each unit is linted under its own directory's, these settings deciding only
+    # what the whole run decides (jobs, cache, links, repository); None: these settings
+    # apply to every unit, as a caller of ``engine.lint_paths`` that builds one gets.
+    configuration: Hierarchy | None = None
 
 
 def rule_names(rule: Rule) -> tuple[str, ...]:

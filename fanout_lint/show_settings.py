@@ -41,13 +41,16 @@ def render_rules(rules: tuple[Rule, ...], settings: Settings, fmt: str) -> str:
 
 
 def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: str | None, root: str,
-                    docs_url: str) -> str:
+                    docs_url: str, paths: list[str] | None = None) -> str:
+    """``paths``: the paths these settings govern, when the run's paths have several
+    configuration files (each shown in a block of its own)."""
     # Every string here may come from the configuration file, which a pull request can
     # edit, or from a directory's name: each line is cleaned as untrusted text, and each
     # starts with fanout-lint's own label, never with the file's text.
     fail_on = settings.fail_on.value if settings.fail_on is not None else "none"
     lines = [
         f"configuration: {config_path or '(none found; defaults)'}",
+        *([f"paths: {_list(tuple(paths))}"] if paths else []),
         f"repo-root: {root}",
         f"fail-on: {fail_on}",
         f"select: {_list(settings.select) or '(all rules)'}",

@@ -148,6 +148,7 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
     findings: list[Finding] = []
     errors: list[LoadError] = []
     planner = _FixPlanner(graph)
+    level = settings.fail_on.value if settings.fail_on is not None else "none"
     for rule in enabled_rules(rules, settings):
         try:
             violations = list(rule.check(graph, options_for(rule, settings)))
@@ -155,7 +156,7 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
             errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
             continue
         severity = severity_for(rule, settings)
-        findings.extend(to_finding(rule, severity, v, graph, planner) for v in violations)
+        findings.extend(to_finding(rule, severity, v, graph, planner, level) for v in violations)
     return findings, errors
 
 
@@ -174,7 +175,7 @@ class _FixPlanner:
         return self.planner.plan(node, fix)
 
 
-def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner=None) -> Finding:
+def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner=None, fail_on: str = "") -> Finding:
     node = violation.at
     fix = None
     if violation.fix is not None:
@@ -196,4 +197,5 @@ def to_finding(rule: Rule, severity, violation: Violation, graph: Graph, planner
         suppressions=node.suppressions,
         node_ids=(node.id,) + tuple(n.id for n, _ in violation.related),
         fix=fix,
+        fail_on=fail_on,
     )

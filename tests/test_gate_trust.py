@@ -313,10 +313,12 @@ def test_the_configuration_is_the_one_nearest_each_path(repo, capsys, monkeypatc
     assert out.startswith(f"configuration: {service / '.fanout-lint.toml'}\n")
     _, out, _ = run(capsys, "check", "--show-settings", "broken.yaml")
     assert out.startswith("configuration: (none found; defaults)\n")
-    # paths with different files: the common directory's applies, and the run says so
-    code, _, err = run(capsys, "check", "broken.yaml", "svc/stack.yaml")
-    assert code == 1 and "configuration files of their own that this run does not apply" in err
-    assert str(service / ".fanout-lint.toml") in err
+    # paths with different files: each is linted under its own, and the run says what svc's lowers
+    code, out, err = run(capsys, "check", "broken.yaml", "svc/stack.yaml", "--format", "json")
+    assert code == 1 and "does not apply" not in err
+    assert [(f["file"], f["severity"]) for f in json.loads(out)["findings"]] == [
+        ("broken.yaml", "error"), ("svc/stack.yaml", "warning")]
+    assert "svc/.fanout-lint.toml:1:1: warning: this configuration lowers the gate" in err
 
 
 def test_a_near_miss_table_is_a_warning_naming_the_right_one(tmp_path, capsys, monkeypatch):
