@@ -213,3 +213,18 @@ def test_a_queue_an_on_success_destination_names_is_no_dead_letter_store():
     graph = graph_of(text.replace("DESTINATION", "arn:aws:sqs:us-east-1:123456789012:elsewhere"))
     assert common.is_dead_letter_store(graph, graph.get("Store"))
 
+
+def test_a_dlq_and_source_both_at_the_maximum_retention_is_info_and_the_option_restores_it():
+    for path, long_dlq, short_dlq in (
+        (os.path.join(FIXTURES, "dlq-retention-not-longer", "cfn_fires.yaml"), "LongDLQ", "ShortDLQ"),
+        (os.path.join(FIXTURES, "dlq-retention-not-longer", "tf_fires"), "aws_sqs_queue.long_dlq",
+         "aws_sqs_queue.short_dlq"),
+    ):
+        got = findings(path, "FL103")
+        assert got[long_dlq][0] == "info" and "both keep the maximum of 14 days" in got[long_dlq][1]
+        assert "shorten the source queue's" in got[long_dlq][1]
+        assert got[short_dlq][0] == "warning" and "reported as" not in got[short_dlq][1]  # 4 days under 14
+        assert {s for r, (s, _) in got.items() if r != long_dlq} == {"warning"}
+        restored = findings(path, "FL103", {"FL103": {"at_maximum": "warning"}})
+        assert {s for s, _ in restored.values()} == {"warning"}
+        assert restored[long_dlq][1] == got[long_dlq][1].split("; reported as info")[0]
