@@ -228,3 +228,23 @@ def test_a_dlq_and_source_both_at_the_maximum_retention_is_info_and_the_option_r
         restored = findings(path, "FL103", {"FL103": {"at_maximum": "warning"}})
         assert {s for s, _ in restored.values()} == {"warning"}
         assert restored[long_dlq][1] == got[long_dlq][1].split("; reported as info")[0]
+
+
+def test_a_function_that_keeps_what_fails_stays_a_warning_and_the_message_says_it_was_considered():
+    for path, names in (
+        (os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_keeps_failures.yaml"),
+         {"EmailSubscription": "DeadLetterConfig.TargetArn",
+          "AuditSubscription": "DestinationConfig.OnFailure.Destination (AuditInvokeConfig)"}),
+        (os.path.join(FIXTURES, "sns-to-lambda-direct", "tf_keeps_failures"),
+         {"aws_sns_topic_subscription.email": "dead_letter_config.target_arn",
+          "aws_sns_topic_subscription.audit": "destination_config.on_failure.destination"}),
+    ):
+        got = findings(path, "FL001")
+        assert set(got) == set(names)
+        for resource, setting in names.items():
+            severity, message = got[resource]
+            assert severity == "warning" and f"the function's {setting}" in message
+            assert "keeps messages the function fails on" not in message and "absorbs spikes" in message
+    # a function with neither keeps the message it always had
+    plain = findings(os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_fires.yaml"), "FL001")
+    assert all("no queue absorbs spikes or keeps messages the function fails on" in m for _, m in plain.values())
