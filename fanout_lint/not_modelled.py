@@ -68,6 +68,25 @@ ESM_KEYS = {
 ESM_ARN_SERVICES = {"kafka": "MSK event source mapping", "mq": "Amazon MQ event source mapping",
                     "rds": "DocumentDB event source mapping"}
 REMOTE_PREFIXES = ("https://", "http://", "s3://")
+# Well-known Serverless plugins that build, package or run the service locally, or read
+# settings, and add no messaging resources to the stack: naming them as not modelled
+# would only hide the notes that matter. A plugin that adds functions, events or
+# resources (serverless-plugin-warmup's schedule, serverless-plugin-split-stacks'
+# nested stacks, serverless-step-functions) is not here.
+BUILD_ONLY_PLUGINS = frozenset((
+    # build and package the code
+    "serverless-webpack", "serverless-bundle", "serverless-esbuild", "serverless-plugin-typescript",
+    "serverless-python-requirements", "serverless-jetpack", "serverless-plugin-include-dependencies",
+    "serverless-plugin-optimize",
+    # prune old versions after a deployment
+    "serverless-prune-plugin",
+    # run and emulate the service on a developer's machine
+    "serverless-offline", "serverless-offline-sqs", "serverless-offline-sns", "serverless-dynamodb-local",
+    # read settings
+    "serverless-dotenv-plugin",
+    # commands that sync a site to its bucket
+    "serverless-single-page-app-plugin", "serverless-s3-sync",
+))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -130,7 +149,8 @@ def esm_kind(props: dict, source: Any) -> str | None:
 
 def of_serverless_plugins(data: dict, loc: Loc) -> list[NotModelled]:
     """Each plugin a Serverless service names (``plugins:``, a list or ``modules:``): what
-    a plugin adds to the stack is only known by running it."""
+    a plugin adds to the stack is only known by running it. The build-only plugins
+    (``BUILD_ONLY_PLUGINS``) add no messaging resources, and are not named."""
     from fanout_lint.loaders.located import loc_of
 
     plugins = data.get("plugins")
@@ -139,7 +159,8 @@ def of_serverless_plugins(data: dict, loc: Loc) -> list[NotModelled]:
     if not isinstance(plugins, list):
         return []
     return [NotModelled("Serverless plugin: the resources it adds", name, loc_of(plugins, index, loc))
-            for index, name in enumerate(plugins) if isinstance(name, str) and name]
+            for index, name in enumerate(plugins)
+            if isinstance(name, str) and name and name not in BUILD_ONLY_PLUGINS]
 
 
 def _sam_events(resource: Any) -> list[NotModelled]:

@@ -8,6 +8,9 @@ from fanout_lint.findings import Severity
 from fanout_lint.loaders.names import arn_service
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
+    EXPORTS,
+    PUBLISHES_ONLY,
+    DeadLetterUse,
     Delivery,
     EventSourceMapping,
     EventTarget,
@@ -20,6 +23,7 @@ from fanout_lint.model.nodes import (
     QueuePolicy,
     Stream,
     Subscription,
+    Topic,
 )
 from fanout_lint.model.permissions import EVENTS, S3, SNS, allows, principal_matches
 from fanout_lint.model.values import Known, Value, candidates, verdict
@@ -53,11 +57,11 @@ def provably_no_redrive(queue: Queue) -> bool:
 
 
 def queue_without_dlq(graph: Graph, queue: Queue) -> bool:
-    """Consumed, no redrive policy, and not itself a dead-letter queue."""
+    """Consumed, no redrive policy, and not itself a dead-letter store (is_dead_letter_store)."""
     return (
         provably_no_redrive(queue)
         and is_consumed(graph, queue)
-        and not graph.is_dead_letter_target(queue.id)
+        and not is_dead_letter_store(graph, queue)
     )
 
 
@@ -280,3 +284,45 @@ def runs_on_schedule_only(graph: Graph, target: EventTarget) -> bool:
 # Why a schedule's lost run is not worth a dead-letter queue, for the messages.
 SCHEDULED = ("the next scheduled run does the work again, and a lost scheduled event holds nothing "
              "the next one does not")
+
+
+# -- dead-letter stores: queues and topics that only failures reach ----------
+
+def dead_letter_topic_uses(graph: Graph, topic: Node | None) -> list[DeadLetterUse]:
+    """The settings that send failures to the topic (a function's ``DeadLetterConfig``, an
+    on-failure destination), when they are all the run shows publishing to it: no
+    EventBridge target or S3 notification, no alarm or other notifier, no on-success
+    destination, and no export through which another stack may publish. Else none."""
+    if not isinstance(topic, Topic) or topic.exported:
+        return []
+    uses = graph.dead_letter_uses(topic.id)
+    if not uses or graph.deliveries_to(topic.id) or graph.mentions_of(topic.id, PUBLISHES_ONLY):
+        return []
+    if graph.mentions_of(topic.id, EXPORTS) or graph.may_be_on_success(topic.id):
+        return []
+    return uses
+
+
+def is_dead_letter_store(graph: Graph, queue: Queue) -> bool:
+    """The queue holds only failures: a setting names it as a dead-letter target, or every
+    inflow the run shows is an SQS subscription of a topic that only failures reach."""
+    if graph.is_dead_letter_target(queue.id):
+        return True
+    subs = graph.subscriptions_to(queue.id)
+    if not subs or any(not isinstance(d.sender, Subscription) for d in graph.deliveries_to(queue.id)):
+        return False
+    if graph.may_be_on_success(queue.id):
+        return False
+    return all(protocol_is(s, "sqs") and dead_letter_topic_uses(graph, graph.get(s.topic)) for s in subs)
+
+
+def dead_letter_path(graph: Graph, uses: list[DeadLetterUse]) -> str:
+    """Why a topic is a dead-letter path, for the messages: who sends their failures to it."""
+    names = list(dict.fromkeys(f"{_user(graph, u)}'s {u.via}" for u in uses))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"only failures reach the topic ({shown})"
+
+
+def _user(graph: Graph, use: DeadLetterUse) -> str:
+    node = graph.get(use.user)
+    return node.resource if node is not None else use.user

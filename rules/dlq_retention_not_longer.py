@@ -34,6 +34,19 @@ resource "aws_sqs_queue" "orders_dlq" {
 }
 ```
 
+## When it is info
+When both queues keep messages for the maximum, 1,209,600 s (14 days), the finding is
+reported at info, and its message says so: the DLQ cannot be made longer, and the only
+fix, shortening the source queue's retention, is rarely worth it (a message spends
+minutes in a source queue before its last receive moves it, not days). A DLQ that keeps
+less than a 14-day source keeps the rule's severity (raising it to 14 days helps), as
+does a retention the linter cannot read. Restore the level with the `at_maximum` option:
+
+```toml
+[tool.fanout-lint.options.dlq-retention-not-longer]
+at_maximum = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
@@ -46,15 +59,17 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, single, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Violation
+from fanout_lint.rule import Fix, Option, Rule, Violation
 
-from .common import is_standard, single_values
+from .common import LEVELS, is_standard, level, single_values
 
 MAX_RETENTION = 1_209_600
+SEVERITY = Severity.WARNING
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    at_maximum = level(SEVERITY, options, "at_maximum")
     for source in graph.all(Queue):
         dlq = graph.dlq_of(source)
         if not isinstance(dlq, Queue) or not is_standard(source.fifo):
@@ -72,17 +87,27 @@ def check(graph: Graph, options) -> list[Violation]:
             advice = f"{how_to_set(dlq, 'message_retention', MAX_RETENTION)} (14 days)"
             if single_values(dlq.message_retention, source.message_retention) is not None:
                 fix = Fix("message_retention", MAX_RETENTION, safe=True)
+        message = (
+            f"Dead-letter queue {dlq.resource} keeps messages "
+            f"{describe(dlq.message_retention, 's')} ({term(dlq, 'message_retention')}), not longer "
+            f"than the {describe(source.message_retention, 's')} of its source queue {source.resource}; "
+            f"messages keep their original enqueue time and expire in the DLQ before anyone looks; {advice}"
+        )
+        both_at_maximum = at_maximum is not None and verdict(
+            lambda d, s: d >= MAX_RETENTION and s >= MAX_RETENTION, dlq.message_retention, source.message_retention
+        ) is True
+        if both_at_maximum:
+            message += (
+                f"; reported as {at_maximum.value} because both keep the maximum of 14 days: the DLQ cannot be "
+                "made longer, and a message spends minutes, not days, in the source before it is moved"
+            )
         found.append(Violation(
             at=dlq,
             field="message_retention",
-            message=(
-                f"Dead-letter queue {dlq.resource} keeps messages "
-                f"{describe(dlq.message_retention, 's')} ({term(dlq, 'message_retention')}), not longer "
-                f"than the {describe(source.message_retention, 's')} of its source queue {source.resource}; "
-                f"messages keep their original enqueue time and expire in the DLQ before anyone looks; {advice}"
-            ),
+            message=message,
             related=((source, "source queue"),),
             fix=fix,
+            severity=at_maximum if both_at_maximum else None,
         ))
     return found
 
@@ -90,8 +115,12 @@ def check(graph: Graph, options) -> list[Violation]:
 RULE = Rule(
     id="FL103",
     name="dlq-retention-not-longer",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="A dead-letter queue does not keep messages longer than its source queue",
     check=check,
     doc=__doc__,
+    options=(
+        Option("at_maximum", "info", "the level when both queues keep the maximum of 14 days "
+               "(warning reports it as any other)", LEVELS),
+    ),
 )

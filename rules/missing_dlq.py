@@ -5,6 +5,16 @@ nothing in the template names it as a dead-letter target (a queue's or subscript
 `RedrivePolicy`, a function's `DeadLetterConfig`, an on-failure destination, an
 EventBridge target's `DeadLetterConfig`, SAM's `DeadLetterQueue`).
 
+Nor is a queue whose only inflow is dead-letter traffic: every subscription delivering
+to it is of a topic that a function's `DeadLetterConfig` (`dead_letter_config.target_arn`)
+or an on-failure destination names, and the run shows nothing else publishing to that
+topic (no EventBridge target, S3 notification, alarm or other notifier, on-success
+destination, or export) and nothing else sending to the queue. Such a queue is itself
+the dead-letter store, reached through the topic: what fails on it is for a person or a
+replay tool, and a dead-letter queue of a dead-letter queue is what no one adds.
+`raw-delivery-off` reports its subscription at info and `single-subscriber-topic` its
+topic with the same reason.
+
 ## Why is this bad?
 A message the consumer cannot process (a poison message: malformed payload, a bug)
 comes back after every visibility timeout, forever, until the retention period deletes

@@ -39,6 +39,22 @@ resource "aws_sns_topic_subscription" "email" {
 Inline subscriptions (`AWS::SNS::Topic.Subscription`) and SAM's `SqsSubscription`
 cannot enable it: declare an `AWS::SNS::Subscription` instead.
 
+## When it is info
+A subscription of a topic that only failures reach is reported at info, and its message
+names who sends them: a dead-letter path, where a function's `DeadLetterConfig`
+(`dead_letter_config.target_arn`) or an on-failure destination names the topic, and
+the run shows nothing else publishing to it (no EventBridge target, S3 notification,
+alarm or other notifier, on-success destination, or export). Such a queue keeps failed
+events for a person or a replay tool, and the envelope does no harm there (it even
+records the topic and the time). A topic something else publishes to keeps the rule's
+severity. When a consumer of the dead-letter queue parses the body as the event,
+restore the level with the `dead_letters` option:
+
+```toml
+[tool.fanout-lint.options.raw-delivery-off]
+dead_letters = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-large-payload-raw-message-delivery.html
 - https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-properties-sns-topic-subscription.html
@@ -51,13 +67,16 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Violation
+from fanout_lint.rule import Fix, Option, Rule, Violation
 
-from .common import named, protocol_is, reported
+from .common import LEVELS, dead_letter_path, dead_letter_topic_uses, level, named, protocol_is, reported
+
+SEVERITY = Severity.WARNING
 
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
+    dead_letters = level(SEVERITY, options, "dead_letters")
     for sub in graph.all(Subscription):
         if not protocol_is(sub, "sqs"):
             continue
@@ -66,17 +85,26 @@ def check(graph: Graph, options) -> list[Violation]:
         queue = graph.get(sub.endpoint)
         related = ((queue, "queue"),) if queue is not None else ()
         target = f" to {named(queue)}" if queue is not None else ""
+        message = (
+            f"{reported(sub)} delivers{target} without raw message delivery "
+            f"({term(sub, 'raw_message_delivery')} {describe(sub.raw_message_delivery)}): consumers "
+            f"get the SNS JSON envelope, not the message; "
+            f"{how_to_set(sub, 'raw_message_delivery', True)}"
+        )
+        uses = dead_letter_topic_uses(graph, graph.get(sub.topic)) if dead_letters is not None else []
+        if uses:
+            message += (
+                f"; reported as {dead_letters.value} because it is a dead-letter path: "
+                f"{dead_letter_path(graph, uses)}, kept for a person or a replay tool, where the envelope "
+                "does no harm"
+            )
         found.append(Violation(
             at=sub,
             field="raw_message_delivery",
-            message=(
-                f"{reported(sub)} delivers{target} without raw message delivery "
-                f"({term(sub, 'raw_message_delivery')} {describe(sub.raw_message_delivery)}): consumers "
-                f"get the SNS JSON envelope, not the message; "
-                f"{how_to_set(sub, 'raw_message_delivery', True)}"
-            ),
+            message=message,
             related=related,
             fix=Fix("raw_message_delivery", True, safe=False),
+            severity=dead_letters if uses else None,
         ))
     return found
 
@@ -84,8 +112,12 @@ def check(graph: Graph, options) -> list[Violation]:
 RULE = Rule(
     id="FL002",
     name="raw-delivery-off",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="SNS to SQS subscription without raw message delivery",
     check=check,
     doc=__doc__,
+    options=(
+        Option("dead_letters", "info", "the level of a subscription of a topic only failures reach "
+               "(warning reports it as any other)", LEVELS),
+    ),
 )

@@ -46,6 +46,14 @@ output "orders_topic_arn" {
 }
 ```
 
+## When it is info
+It is info anyway; on a topic that only failures reach (a dead-letter path: a function's
+`DeadLetterConfig` or an on-failure destination names the topic, and the run shows
+nothing else publishing to it) the message says so, and it stays info even when the
+rule's severity is raised: the setting that names the topic could name the queue
+directly, a small saving, and the topic may be there so that a person can subscribe an
+email address later.
+
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html
 - https://docs.aws.amazon.com/sns/latest/dg/sns-sqs-as-subscriber.html
@@ -61,7 +69,7 @@ from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, SUBSCRIBES, Topic
 from fanout_lint.model.vocabulary import is_terraform
 from fanout_lint.rule import Rule, Violation
 
-from .common import is_standard, named, protocol_is
+from .common import dead_letter_path, dead_letter_topic_uses, is_standard, named, protocol_is
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -80,14 +88,22 @@ def check(graph: Graph, options) -> list[Violation]:
         related = [] if sub.inline else [(sub, "subscription")]
         if queue is not None:
             related.append((queue, "queue"))
+        message = (
+            f"Topic {topic.resource} delivers only to {target} and is not exported: SNS "
+            "adds a hop and a policy to maintain for no fan-out; send to the queue "
+            f"directly, or export the topic ({_export(topic)}) if other stacks subscribe to it"
+        )
+        uses = dead_letter_topic_uses(graph, topic)
+        if uses:
+            message += (
+                f"; reported as info because it is a dead-letter path: {dead_letter_path(graph, uses)}, "
+                "and the setting that names the topic could name the queue instead"
+            )
         found.append(Violation(
             at=topic,
-            message=(
-                f"Topic {topic.resource} delivers only to {target} and is not exported: SNS "
-                "adds a hop and a policy to maintain for no fan-out; send to the queue "
-                f"directly, or export the topic ({_export(topic)}) if other stacks subscribe to it"
-            ),
+            message=message,
             related=tuple(related),
+            severity=Severity.INFO if uses else None,
         ))
     return found
 

@@ -67,6 +67,19 @@ the `notifiers` option:
 notifiers = "warning"
 ```
 
+## When the function keeps what fails
+A function with an on-failure destination (`DestinationConfig.OnFailure` of an
+`AWS::Lambda::EventInvokeConfig`, `destination_config.on_failure` of an
+`aws_lambda_function_event_invoke_config`) or a dead-letter queue of its own
+(`DeadLetterConfig`, `dead_letter_config`) keeps the events it still fails on after
+Lambda's retries, so the finding's "keeps nothing" no longer holds. It is still reported
+at the rule's severity, and its message names that setting: the queue's other reasons
+remain. Nothing absorbs a spike (a burst of messages becomes a burst of invocations,
+throttled ones wait in Lambda's internal queue and may expire), the subscription gets
+no concurrency of its own, and what lands in the destination waits for someone to send
+it back by hand, where a queue retries it by itself until its own dead-letter queue. A
+function whose destination the linter cannot read is reported as one without.
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html
@@ -77,9 +90,9 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, InvokeConfig, Mention, Subscription, Topic
-from fanout_lint.model.values import Known
-from fanout_lint.model.vocabulary import resource_type
+from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, Function, InvokeConfig, Mention, Subscription, Topic
+from fanout_lint.model.values import Known, verdict
+from fanout_lint.model.vocabulary import resource_type, term
 from fanout_lint.rule import Option, Rule, Violation
 from .common import LEVELS, level, named, protocol_is, reported
 
@@ -105,10 +118,18 @@ def check(graph: Graph, options) -> list[Violation]:
             f"subscribe an {resource_type(sub, 'queue')} instead and read it with an "
             f"{resource_type(sub, 'mapping')}"
         )
-        message = (
-            f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
-            f"spikes or keeps messages the function fails on; {advice}"
-        )
+        kept = _keeps_failures(graph, function)
+        if kept:
+            message = (
+                f"{reported(sub)} sends SNS messages straight to {target}: the function's {kept} keeps the events it "
+                "still fails on after Lambda's retries, but no queue absorbs spikes, gives this subscription "
+                f"its own concurrency, or retries a failure by itself; {advice}"
+            )
+        else:
+            message = (
+                f"{reported(sub)} sends SNS messages straight to {target}: no queue absorbs "
+                f"spikes or keeps messages the function fails on; {advice}"
+            )
         producers = _notifiers_only(graph, topic, published) if notifiers is not None else []
         if producers:
             message += (
@@ -125,6 +146,19 @@ def check(graph: Graph, options) -> list[Violation]:
             severity=notifiers if producers else None,
         ))
     return found
+
+
+def _keeps_failures(graph: Graph, function) -> str | None:
+    """The setting that provably keeps the function's failed asynchronous events (its
+    dead-letter queue or an on-failure destination), as the template names it; else None."""
+    if not isinstance(function, Function):
+        return None
+    if verdict(lambda dlq: dlq is not None, function.dead_letter) is True:
+        return term(function, "dead_letter")
+    for config in graph.invoke_configs_for(function.id):
+        if verdict(lambda d: d is not None, config.on_failure) is True:
+            return f"{term(config, 'on_failure')} ({config.resource})"
+    return None
 
 
 def _published_by_others(graph: Graph) -> frozenset[str] | None:

@@ -256,3 +256,22 @@ def test_a_documentdb_mapping_is_noted_and_an_sqs_one_is_not(tmp_path, capsys, m
     _, _, err = run(capsys, "s.yaml")
     assert "s.yaml:2:3: note: 1 messaging construct not modelled, so no rule checks it: " \
            "Docs (line 2): DocumentDB event source mapping" in err
+
+
+def test_build_only_serverless_plugins_are_not_named(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    build = "".join(f"  - {name}\n" for name in ("serverless-webpack", "serverless-python-requirements",
+                                                  "serverless-esbuild", "serverless-offline",
+                                                  "serverless-prune-plugin", "serverless-dotenv-plugin"))
+    (tmp_path / "serverless.yml").write_text(SERVICE.replace("plugins:\n", "plugins:\n" + build), encoding="utf-8")
+    _, _, err = run(capsys, "serverless.yml")
+    notes = [line for line in err.splitlines() if ": note: " in line]
+    assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0]
+    assert "serverless-step-functions (line 12)" in notes[0] and "webpack" not in notes[0]
+    # the modules: form, and a build-only plugin alone says nothing
+    (tmp_path / "serverless.yml").write_text(
+        SERVICE.replace("plugins:\n  - serverless-step-functions\n",
+                        "plugins:\n  modules:\n    - serverless-bundle\n    - serverless-plugin-typescript\n"),
+        encoding="utf-8")
+    _, _, err = run(capsys, "serverless.yml")
+    assert "not modelled" not in err

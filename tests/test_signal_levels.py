@@ -10,11 +10,12 @@ import pytest
 
 from fanout_lint.config import ConfigError, load_config
 from fanout_lint.engine import lint_paths
+from fanout_lint.findings import Severity
 from fanout_lint.loaders.cloudformation import load_template
 from fanout_lint.loaders.source import parse_yaml
 from fanout_lint.model.nodes import EventRule, EventTarget, Queue, QueuePolicy
 from fanout_lint.model.values import Known, verdict
-from fanout_lint.rules import ALL_RULES
+from fanout_lint.rules import ALL_RULES, common
 from fanout_lint.settings import Settings
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
@@ -157,3 +158,93 @@ def test_cfn_lint_takes_only_a_level_too():
     assert cfnlint_adapter.read_options(rule, "EFL401", {"schedules": "error"}) == ({"schedules": "error"}, [])
     options, problems = cfnlint_adapter.read_options(rule, "EFL401", {"schedules": "loud"})
     assert options == {} and "must be one of info, warning, error" in problems[0]
+
+
+def test_a_queue_behind_a_topic_only_failures_reach_is_a_dead_letter_store():
+    path = os.path.join(FIXTURES, "missing-dlq", "cfn_dead_letter_topic.yaml")
+    assert set(findings(path, "FL101")) == {"MixedQueue"}  # an alarm publishes to its topic too
+    raw = findings(path, "FL002")
+    assert raw["FailuresSubscription"][0] == "info"
+    assert "a dead-letter path: only failures reach the topic (WorkerFunction's DeadLetterConfig.TargetArn)" \
+        in raw["FailuresSubscription"][1]
+    assert raw["MixedSubscription"][0] == "warning" and "reported as" not in raw["MixedSubscription"][1]
+    restored = findings(path, "FL002", {"FL002": {"dead_letters": "warning"}})
+    assert {s for s, _ in restored.values()} == {"warning"}
+    assert restored["FailuresSubscription"][1] == raw["FailuresSubscription"][1].split("; reported as info")[0]
+    single = findings(path, "FL003")
+    assert single["FailuresTopic"][0] == "info" and "a dead-letter path" in single["FailuresTopic"][1]
+
+
+def test_a_dead_letter_topic_stays_info_when_the_rule_is_raised_and_terraform_reads_the_same():
+    path = os.path.join(FIXTURES, "missing-dlq", "tf_dead_letter_topic")
+    settings = Settings(select=("FL003",), severity={"FL003": Severity.WARNING})
+    levels = {f.resource: f.severity.value for f in lint_paths([path], ALL_RULES, settings).findings}
+    assert levels == {"aws_sns_topic.errors": "info", "aws_sns_topic.uploads": "warning"}
+    assert set(findings(path, "FL101")) == {"aws_sqs_queue.uploads"}  # S3 publishes to its topic too
+    assert findings(path, "FL002")["aws_sns_topic_subscription.errors"][0] == "info"
+
+
+def test_a_queue_an_on_success_destination_names_is_no_dead_letter_store():
+    text = """
+        Resources:
+          Fn:
+            Type: AWS::Lambda::Function
+            Properties: {DeadLetterConfig: {TargetArn: !Ref Failures}}
+          Failures:
+            Type: AWS::SNS::Topic
+          Sub:
+            Type: AWS::SNS::Subscription
+            Properties: {TopicArn: !Ref Failures, Protocol: sqs, Endpoint: !GetAtt Store.Arn}
+          Store:
+            Type: AWS::SQS::Queue
+          Config:
+            Type: AWS::Lambda::EventInvokeConfig
+            Properties:
+              FunctionName: !Ref Fn
+              Qualifier: $LATEST
+              DestinationConfig: {OnSuccess: {Destination: DESTINATION}}
+    """
+    graph = graph_of(text.replace("DESTINATION", "!GetAtt Store.Arn"))  # results reach the queue too
+    assert [u.user for u in common.dead_letter_topic_uses(graph, graph.get("Failures"))] == ["Fn"]
+    assert not common.is_dead_letter_store(graph, graph.get("Store"))
+    graph = graph_of(text.replace("DESTINATION", "!Ref Failures"))  # and here the topic
+    assert common.dead_letter_topic_uses(graph, graph.get("Failures")) == []
+    assert not common.is_dead_letter_store(graph, graph.get("Store"))
+    graph = graph_of(text.replace("DESTINATION", "arn:aws:sqs:us-east-1:123456789012:elsewhere"))
+    assert common.is_dead_letter_store(graph, graph.get("Store"))
+
+
+def test_a_dlq_and_source_both_at_the_maximum_retention_is_info_and_the_option_restores_it():
+    for path, long_dlq, short_dlq in (
+        (os.path.join(FIXTURES, "dlq-retention-not-longer", "cfn_fires.yaml"), "LongDLQ", "ShortDLQ"),
+        (os.path.join(FIXTURES, "dlq-retention-not-longer", "tf_fires"), "aws_sqs_queue.long_dlq",
+         "aws_sqs_queue.short_dlq"),
+    ):
+        got = findings(path, "FL103")
+        assert got[long_dlq][0] == "info" and "both keep the maximum of 14 days" in got[long_dlq][1]
+        assert "shorten the source queue's" in got[long_dlq][1]
+        assert got[short_dlq][0] == "warning" and "reported as" not in got[short_dlq][1]  # 4 days under 14
+        assert {s for r, (s, _) in got.items() if r != long_dlq} == {"warning"}
+        restored = findings(path, "FL103", {"FL103": {"at_maximum": "warning"}})
+        assert {s for s, _ in restored.values()} == {"warning"}
+        assert restored[long_dlq][1] == got[long_dlq][1].split("; reported as info")[0]
+
+
+def test_a_function_that_keeps_what_fails_stays_a_warning_and_the_message_says_it_was_considered():
+    for path, names in (
+        (os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_keeps_failures.yaml"),
+         {"EmailSubscription": "DeadLetterConfig.TargetArn",
+          "AuditSubscription": "DestinationConfig.OnFailure.Destination (AuditInvokeConfig)"}),
+        (os.path.join(FIXTURES, "sns-to-lambda-direct", "tf_keeps_failures"),
+         {"aws_sns_topic_subscription.email": "dead_letter_config.target_arn",
+          "aws_sns_topic_subscription.audit": "destination_config.on_failure.destination"}),
+    ):
+        got = findings(path, "FL001")
+        assert set(got) == set(names)
+        for resource, setting in names.items():
+            severity, message = got[resource]
+            assert severity == "warning" and f"the function's {setting}" in message
+            assert "keeps messages the function fails on" not in message and "absorbs spikes" in message
+    # a function with neither keeps the message it always had
+    plain = findings(os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_fires.yaml"), "FL001")
+    assert all("no queue absorbs spikes or keeps messages the function fails on" in m for _, m in plain.values())

@@ -107,6 +107,12 @@ class Graph:
         for esm in self._of_kind(EventSourceMapping):
             if esm.function:
                 self._mappings_of[esm.function].append(esm)
+        # on-success destinations carry results, not failures; None when one cannot be read
+        on_success = [c.on_success for c in self._of_kind(InvokeConfig)]
+        self._on_success: frozenset[str] | None = (
+            frozenset(v.value for v in on_success if v.value) if all(isinstance(v, Known) for v in on_success)
+            else None
+        )
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
@@ -227,6 +233,10 @@ class Graph:
     def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
         """Event source mappings invoking the function."""
         return list(self._mappings_of.get(function_id, ()))
+
+    def may_be_on_success(self, node_id: str) -> bool:
+        """An on-success destination of the unit is, or may be, the node."""
+        return self._on_success is None or node_id in self._on_success
 
     def deliveries_to(self, node_id: str) -> list[Delivery]:
         """Services sending to the queue or invoking the function through its resource
