@@ -585,7 +585,8 @@ def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Sett
                    select=None if cli_select else config.select,
                    ignore=tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back),
                    exclude=config.exclude, severity=config.severity,
-                   per_file=tuple(entry.pattern for entry in config.per_file_ignores)) if path else None
+                   per_file=tuple(entry.pattern for entry in config.per_file_ignores),
+                   options=config.options) if path else None
     settings = Settings(
         select=select,
         ignore=ignore,
