@@ -385,6 +385,16 @@ def test_a_template_in_a_later_yaml_document_is_an_error_not_passed_over(repo, c
     assert error["message"].startswith("YAML document ") and "a template must be its file's only document" in error["message"]
 
 
+@pytest.mark.parametrize("name", ["t.json", "t.template"])
+def test_a_later_yaml_document_in_a_file_named_json_is_an_error(repo, capsys, name):
+    # YAML flow syntax named JSON: the unquoted key shows the text no JSON key
+    resources = json.dumps({"Q": {"Type": "AWS::SQS::Queue"}, "W": {"Type": "AWS::Lambda::Function"}, "M": {
+        "Type": "AWS::Lambda::EventSourceMapping",
+        "Properties": {"EventSourceArn": {"Fn::GetAtt": ["Q", "Arn"]}, "FunctionName": {"Ref": "W"}}}})
+    code, report = _hidden(capsys, name, f"--- {{}}\n---\n{{Resources: {resources}}}\n".encode())
+    assert code == 2 and report["errors"][0]["line"] == 3
+
+
 def test_a_later_serverless_service_with_an_escaped_key_is_an_error(repo, capsys):
     data = b'--- {}\n---\n"s\\x65rvice": s\nprovider: {name: aws}\nresources: {Resources: {Q: {Type: AWS::SQS::Queue}}}\n'
     code, report = _hidden(capsys, "serverless.yml", data)

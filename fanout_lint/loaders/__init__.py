@@ -158,6 +158,8 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         syntax, sure = worth
         try:
             parsed = _parse(text, path, syntax, located)
+        except TemplateFurtherOn:
+            raise  # a parse found it: a template, whatever the text showed
         except ParseError:
             if not sure:  # only a parse could tell: a file that does not parse is no template
                 return None
@@ -169,6 +171,10 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
         return LoadError(path, exc.line, exc.message, exc.column)
 
 
+class TemplateFurtherOn(ParseError):
+    """A later YAML document of the file is a template (``_no_template_further_on``)."""
+
+
 def _no_template_further_on(text: str, path: str) -> None:
     """A YAML file whose first document is no template may hold one in a later document
     (``--- {}`` then a template): passed over as "not a template", it would never be
@@ -176,7 +182,7 @@ def _no_template_further_on(text: str, path: str) -> None:
     is an error at the document that is one."""
     for index, (line, data) in enumerate(later_documents(text, path), start=2):
         if _readable(data):
-            raise ParseError(f"YAML document {index} of this file is a template, but not its first: "
+            raise TemplateFurtherOn(f"YAML document {index} of this file is a template, but not its first: "
                              "a template must be its file's only document", line)
 
 
@@ -206,7 +212,9 @@ def _as_yaml(text: str, path: str):
     if _is_service(data):
         from fanout_lint.loaders.serverless import is_service
 
-        return data if is_service(data) else None
+        if is_service(data):
+            return data
+    _no_template_further_on(text, path)
     return None
 
 
