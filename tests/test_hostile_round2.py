@@ -473,6 +473,27 @@ def test_serverless_and_cloudformation_doublings_stay_small(repo, capsys, levels
     assert code in (1, 2) and "Traceback" not in err
 
 
+def test_conditions_that_double_at_every_level_are_evaluated_once_each(repo, capsys):
+    # C{i} = And(C{i-1}, C{i-1}): 2^300 evaluations unless each condition is evaluated once
+    levels = 300
+    conditions = "".join(f"  C{i}: !And [!Condition C{i - 1}, !Condition C{i - 1}]\n" for i in range(1, levels))
+    text = "Parameters:\n  P: {Type: String}\nConditions:\n  C0: !Equals [!Ref P, x]\n" + conditions
+    text += TEMPLATE.replace("VisibilityTimeout: 30\n", f"VisibilityTimeout: !If [C{levels - 1}, 30, 40]\n")
+    (repo / "t.yaml").write_text(text)
+    code, out, err = run(capsys, "t.yaml")
+    assert code == 1 and "FL202" in out
+
+
+def test_serverless_variables_that_name_variables_stop_at_the_nesting_budget(repo, capsys):
+    lines = ["service: s", "provider:", "  name: aws", "custom:", "  k0: a", "  a: k0"]
+    lines += [f"  k{i}: ${{self:custom.k${{self:custom.k{i - 1}}}}}" for i in range(1, 120)]
+    lines += ["resources:", "  Resources:", "    Q:", "      Type: AWS::SQS::Queue", "      Properties:",
+              "        QueueName: ${self:custom.k119}"]
+    (repo / "serverless.yml").write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "serverless.yml")
+    assert code == 2 and "nesting budget" in out
+
+
 # -- crashes ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("data", [b"[]", b'"x"', b"null", b"1"])
