@@ -46,6 +46,13 @@ MAX_CHARACTERS = 64 * 1024 * 1024
 # value a rule needs, so it is unknown.
 MAX_STRING = 1024 * 1024
 
+# References and unknown parts of one evaluated string (``"${local.a}${local.a}"``, each
+# part a reference made unknown, doubles them at every level). A part is a record that
+# costs far more than a character to copy, hash and compare, so it is charged a step and
+# bounded on its own; real strings hold a handful, a policy document built of references
+# a few hundred.
+MAX_STRING_PARTS = 10_000
+
 # Magnitude of an evaluated number, in bits. Every number the rules read (seconds, counts,
 # sizes) fits in a few dozen; squaring chains (``local.a * local.a``) would otherwise make
 # integers of millions of digits, slow to multiply, print and compare.
@@ -101,6 +108,7 @@ class Budget:
     max_steps: int = MAX_STEPS
     max_characters: int = MAX_CHARACTERS
     max_string: int = MAX_STRING
+    max_string_parts: int = MAX_STRING_PARTS
     max_number_bits: int = MAX_NUMBER_BITS
     max_items: int = MAX_ITEMS
     max_modules: int = MAX_MODULE_INSTANCES
@@ -177,6 +185,12 @@ class Budget:
         if length > self.max_string:
             raise TooLarge(f"string longer than {self.max_string:,} characters")
         self.built(length)
+
+    def parts(self, count: int) -> None:
+        """A string of ``count`` references or unknown parts is about to be made."""
+        if count > self.max_string_parts:
+            raise TooLarge(f"string of more than {self.max_string_parts:,} references or unknown parts")
+        self.step(count)
 
     def number(self, value):
         """``value`` when within the number limit (floats: finite), else TooLarge."""

@@ -550,7 +550,8 @@ def settings_from(config: FileConfig, path: str | None, flags: Flags, rules: tup
                    select=None if cli_select else config.select,
                    ignore=tuple(i for i in config.ignore + config.extend_ignore if i not in taken_back),
                    exclude=config.exclude, severity=config.severity,
-                   per_file=tuple(entry.pattern for entry in config.per_file_ignores)) if path else None
+                   per_file=tuple(entry.pattern for entry in config.per_file_ignores),
+                   options=config.options) if path else None
     return Settings(
         select=select,
         ignore=ignore,

@@ -29,6 +29,10 @@ class Option(Record):
     default: Any
     description: str
     choices: tuple[str, ...] = ()  # the values a string option accepts, when not any string
+    # Which side of the default makes the rule report less ("below": a smaller factor
+    # or lowest value accepted; "above": a larger highest value), so that a configuration
+    # that turns the rule down this way is said to lower the gate (``gate.py``).
+    lowers: str = ""
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -106,7 +106,7 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("min", DEFAULT_MIN, "the lowest maxReceiveCount accepted"),
-        Option("max", DEFAULT_MAX, "the highest maxReceiveCount accepted"),
+        Option("min", DEFAULT_MIN, "the lowest maxReceiveCount accepted", lowers="below"),
+        Option("max", DEFAULT_MAX, "the highest maxReceiveCount accepted", lowers="above"),
     ),
 )

@@ -109,6 +109,7 @@ RULE = Rule(
     doc=__doc__,
     options=(
         Option("factor", DEFAULT_FACTOR,
-               "the visibility timeout must be at least factor x function timeout + batching window"),
+               "the visibility timeout must be at least factor x function timeout + batching window",
+               lowers="below"),
     ),
 )

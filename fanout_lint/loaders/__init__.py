@@ -10,7 +10,7 @@ from fanout_lint.discover import Candidate
 from fanout_lint.findings import LoadError
 from fanout_lint.loaders.cfn_template import is_read, is_template
 from fanout_lint.loaders.escapes import may_hide_words
-from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
+from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, later_documents, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import read_bounded
@@ -157,13 +157,33 @@ def parse_file(path: str, located: bool = True) -> Parsed | LoadError | None:
             return None
         syntax, sure = worth
         try:
-            return _parse(text, path, syntax, located)
+            parsed = _parse(text, path, syntax, located)
+        except TemplateFurtherOn:
+            raise  # a parse found it: a template, whatever the text showed
         except ParseError:
             if not sure:  # only a parse could tell: a file that does not parse is no template
                 return None
             raise
+        if parsed is not None and parsed.syntax == "yaml" and not _readable(parsed.data):
+            _no_template_further_on(text, path)
+        return parsed
     except ParseError as exc:
         return LoadError(path, exc.line, exc.message, exc.column)
+
+
+class TemplateFurtherOn(ParseError):
+    """A later YAML document of the file is a template (``_no_template_further_on``)."""
+
+
+def _no_template_further_on(text: str, path: str) -> None:
+    """A YAML file whose first document is no template may hold one in a later document
+    (``--- {}`` then a template): passed over as "not a template", it would never be
+    linted. No deploy tool reads a template from a stream of several documents, so it
+    is an error at the document that is one."""
+    for index, (line, data) in enumerate(later_documents(text, path), start=2):
+        if _readable(data):
+            raise TemplateFurtherOn(f"YAML document {index} of this file is a template, but not its first: "
+                             "a template must be its file's only document", line)
 
 
 def _parse(text: str, path: str, syntax: str, located: bool) -> Parsed | None:
@@ -192,7 +212,9 @@ def _as_yaml(text: str, path: str):
     if _is_service(data):
         from fanout_lint.loaders.serverless import is_service
 
-        return data if is_service(data) else None
+        if is_service(data):
+            return data
+    _no_template_further_on(text, path)
     return None
 
 

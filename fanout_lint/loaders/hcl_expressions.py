@@ -297,17 +297,21 @@ def concat_text(parts: list, budget: Budget) -> Any:
     """Join template parts; atoms make the result ``Interpolated``.
 
     TooLarge when the result would pass the string limit (an atom counts as one
-    character), checked as the parts are read so a too-long result is never made.
+    character) or hold more atoms than the budget's ``max_string_parts``, checked as the
+    parts are read so a too-long result is never made; each atom is charged a step.
     """
     pieces: list = []
-    size = 0
+    size = atoms = 0
     for part in parts:
         if isinstance(part, Interpolated):
             pieces.extend(part.parts)
-            size += sum(len(p) if isinstance(p, str) else 1 for p in part.parts)
+            held = sum(1 for p in part.parts if not isinstance(p, str))
+            atoms += held
+            size += sum(len(p) for p in part.parts if isinstance(p, str)) + held
         elif isinstance(part, (Ref, Hole)):
             pieces.append(part)
             size += 1
+            atoms += 1
         elif isinstance(part, (dict, list)):
             raise EvalError("cannot interpolate a collection")
         else:
@@ -316,7 +320,11 @@ def concat_text(parts: list, budget: Budget) -> Any:
             size += len(text)
         if size > budget.max_string:
             raise TooLarge(f"string longer than {budget.max_string:,} characters")
+        if atoms > budget.max_string_parts:
+            budget.parts(atoms)  # too many: TooLarge
     budget.text(size)
+    if atoms:
+        budget.parts(atoms)
     merged: list = []
     run: list[str] = []  # adjacent text, joined once (repeated += would copy it each time)
     for piece in pieces:

@@ -257,6 +257,39 @@ def parse_yaml(text: str, file: str):
         parser.dispose()
 
 
+def later_documents(text: str, file: str) -> list[tuple[int, object]]:
+    """The documents after the first of a YAML stream, each with the line it starts on:
+    empty for the usual one document. ``parse_yaml`` reads the first only; a stream whose
+    first document is no template may still hold one further on, which must not pass as
+    "not a template". A later document that does not parse ends the list (no loader
+    reads past it either)."""
+    if "\n---" not in text and "\n..." not in text:
+        return []  # a later document starts with a marker at the start of a line
+    import yaml
+
+    parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    found: list[tuple[int, object]] = []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _build(parser, file, text)
+        while True:
+            event = parser.peek_event()
+            if isinstance(event, yaml.StreamEndEvent):
+                break
+            if isinstance(event, (yaml.DocumentStartEvent, yaml.DocumentEndEvent)):
+                parser.get_event()
+                continue
+            found.append((event.start_mark.line + 1, _build(parser, file, text)))
+    except (yaml.YAMLError, ParseError):
+        pass
+    finally:
+        if collecting:
+            gc.enable()
+        parser.dispose()
+    return found
+
+
 def _build(parser, file: str, text: str):
     """The document as YamlMap/YamlSeq/scalars, from libyaml's events.
 
