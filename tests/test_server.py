@@ -283,7 +283,7 @@ def test_a_lint_past_its_time_box_is_cut_and_the_next_one_runs():
     published: list[tuple[str, object]] = []
     calls: list[str] = []
 
-    def run(folder):
+    def run(folder, snapshot):
         calls.append(folder)
         if len(calls) == 1:
             release.wait(30)  # the first lint stalls
@@ -313,7 +313,7 @@ def test_a_request_while_a_lint_runs_drops_its_result_and_lints_again():
     published: list[object] = []
     calls: list[int] = []
 
-    def run(folder):
+    def run(folder, snapshot):
         calls.append(1)
         if len(calls) == 1:
             started.set()

@@ -67,7 +67,7 @@ def publishable(outcome: Outcome, open_paths: list[str], encoding: str) -> dict[
             shown[primary].append(_diagnostic(finding, outcome, texts, encoding))
         elsewhere = {absolute(r.loc.file) for r in finding.related} - {primary}
         for path in sorted(elsewhere & shown.keys()):
-            shown[path].extend(_echoes(finding, path, texts, encoding))
+            shown[path].extend(_echoes(finding, path, outcome, texts, encoding))
     for error in outcome.result.errors:
         path = absolute(error.file)
         if path in shown:
@@ -109,7 +109,7 @@ def _diagnostic(finding: Finding, outcome: Outcome, texts: Texts, encoding: str)
     )
 
 
-def _echoes(finding: Finding, path: str, texts: Texts, encoding: str) -> list[types.Diagnostic]:
+def _echoes(finding: Finding, path: str, outcome: Outcome, texts: Texts, encoding: str) -> list[types.Diagnostic]:
     """The finding in a file that holds another of its resources."""
     back = [types.DiagnosticRelatedInformation(location=_location(finding.loc, texts, encoding),
                                                message=f"{finding.resource}: {finding.message}")]
@@ -123,7 +123,7 @@ def _echoes(finding: Finding, path: str, texts: Texts, encoding: str) -> list[ty
                     f"{finding.resource}: {finding.message} [{finding.name}]",
             severity=types.DiagnosticSeverity.Information,
             code=finding.rule,
-            code_description=types.CodeDescription(href=rule_url(finding.name)),
+            code_description=_description(finding, outcome),
             source=SOURCE,
             related_information=back,
         ))

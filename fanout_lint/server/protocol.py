@@ -42,9 +42,13 @@ class FanoutServer(LanguageServer):
 
     # -- what the scheduler calls -------------------------------------------------------
 
-    def lint(self, folder: str) -> Outcome:
-        cache = self.caches.setdefault(folder, open_cache(os.environ))
-        return lint_folder(folder, self.state.open_in(folder), self.rules, cache)
+    def snapshot(self, folder: str) -> tuple[list[Buffer], ParseCache]:
+        """On the loop: the buffers a lint reads (records the loop replaces, never changes)."""
+        return self.state.open_in(folder), self.caches.setdefault(folder, open_cache(os.environ))
+
+    def lint(self, folder: str, snapshot: tuple[list[Buffer], ParseCache]) -> Outcome:
+        buffers, cache = snapshot
+        return lint_folder(folder, buffers, self.rules, cache)
 
     def publish(self, folder: str, outcome: Outcome) -> None:
         for problem in outcome.problems:
@@ -101,7 +105,7 @@ def build(rules: tuple[Rule, ...]) -> FanoutServer:
             root = _path(params.root_uri) if params.root_uri else params.root_path
             ls.state.add_folder(root or os.getcwd())
         ls.scheduler = Scheduler(asyncio.get_running_loop(), ls.lint, ls.publish, ls.say,
-                                 ls.debounce_ms / 1000, ls.time_box_ms / 1000)
+                                 ls.debounce_ms / 1000, ls.time_box_ms / 1000, ls.snapshot)
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: FanoutServer, params: types.InitializedParams) -> None:
@@ -131,8 +135,7 @@ def build(rules: tuple[Rule, ...]) -> FanoutServer:
         if buffer is None:
             return
         document = ls.workspace.get_text_document(params.text_document.uri)
-        buffer.text = document.source
-        buffer.version = params.text_document.version
+        ls.state.buffers[path] = Buffer(buffer.uri, path, document.source, params.text_document.version)
         ls.relint(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)

@@ -30,14 +30,16 @@ class _Folder:
 
 
 class Scheduler:
-    """``run(folder)`` in a thread; ``publish(folder, outcome)`` on the loop with the result
-    of the latest request; ``say(line)`` when a lint fails or is cut."""
+    """``run(folder, snapshot(folder))`` in a thread, the snapshot taken on the loop (so
+    the lint reads no state the loop changes); ``publish(folder, outcome)`` on the loop
+    with the result of the latest request; ``say(line)`` when a lint fails or is cut."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, run: Callable[[str], Any],
+    def __init__(self, loop: asyncio.AbstractEventLoop, run: Callable[[str, Any], Any],
                  publish: Callable[[str, Any], None], say: Callable[[str], None],
-                 debounce: float, time_box: float):
+                 debounce: float, time_box: float, snapshot: Callable[[str], Any] = lambda folder: None):
         self.loop = loop
         self.run = run
+        self.snapshot = snapshot
         self.publish = publish
         self.say = say
         self.debounce = debounce
@@ -70,14 +72,14 @@ class Scheduler:
             state.again = True
             return
         generation = state.running = state.generation
-        thread = threading.Thread(target=self._work, args=(folder, generation), daemon=True,
+        thread = threading.Thread(target=self._work, args=(folder, generation, self.snapshot(folder)), daemon=True,
                                   name=f"fanout-lint lint {generation}")
         thread.start()
         state.deadline = self.loop.call_later(self.time_box, self._cut, folder, generation)
 
-    def _work(self, folder: str, generation: int) -> None:
+    def _work(self, folder: str, generation: int, snapshot) -> None:
         try:
-            outcome, failure = self.run(folder), None
+            outcome, failure = self.run(folder, snapshot), None
         except Exception as exc:  # one line to the editor, never a dead server
             outcome, failure = None, f"{type(exc).__name__}: {exc}"
         try:

@@ -10,7 +10,8 @@ from fanout_lint.regular_files import resolved_path
 
 @dataclass(eq=False)
 class Buffer:
-    """An open document: its text as the editor holds it, and the editor's version."""
+    """An open document: its text as the editor holds it, and the editor's version. A
+    change makes a new one, so a lint's snapshot stays whole."""
 
     uri: str
     path: str  # absolute
