@@ -265,7 +265,7 @@ def test_without_the_extra_the_subcommand_says_which_to_install(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=60)
     assert run.returncode == 2
     assert run.stderr == "fanout-lint: error: the server needs pygls and lsprotocol: " \
-                         "pip install 'fanout-lint[server]'\n"
+                         "install fanout-lint with its server extra (fanout-lint[server])\n"
 
 
 def test_the_command_line_never_imports_the_servers_libraries(app):

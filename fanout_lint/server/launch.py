@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
-EXTRA = "fanout-lint: error: the server needs pygls and lsprotocol: pip install 'fanout-lint[server]'"
+EXTRA = ("fanout-lint: error: the server needs pygls and lsprotocol: install fanout-lint with its "
+         "server extra (fanout-lint[server])")
 
 
 def run(argv: list[str]) -> int:
