@@ -27,10 +27,11 @@ from fanout_lint.unit import lint_or_error
 
 
 def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False,
-               root: str | None = None, progress=None) -> Result:
+               root: str | None = None, progress=None, link_memo=None) -> Result:
     """``root``: the repository, where the callers of a named module file and the templates
     a named template links with are looked for (default ``settings.repo_root``);
-    ``progress``: called with (units done, units) as units finish."""
+    ``progress``: called with (units done, units) as units finish; ``link_memo``: the link
+    facts a long-lived process keeps between runs (``applications.plan``)."""
     root = root if root is not None else settings.repo_root
     found = find_units(paths, settings.exclude, root, settings.repo_root_given)  # 1
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped),
@@ -39,7 +40,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    work = _plan(candidates, paths, settings, root)  # 2
+    work = _plan(candidates, paths, settings, root, link_memo)  # 2
     _collect(result, work, rules, settings, keep_graphs, progress)
     result.sort()
     return result
@@ -65,7 +66,7 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
             merge(result.fix_sources, unit.fix_sources)
 
 
-def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str) -> list:
+def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, memo=None) -> list:
     if not settings.link:
         return list(candidates)
     from fanout_lint.applications import plan
@@ -76,7 +77,7 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return plan(candidates, named, settings.exclude, root, settings.repo_root_given)
+        return plan(candidates, named, settings.exclude, root, settings.repo_root_given, memo)
     finally:
         if collecting:
             gc.enable()

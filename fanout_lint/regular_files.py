@@ -135,6 +135,12 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
 
 
 def _substitute(overlay: Mapping[str, bytes], path: str) -> bytes | None:
+    # Resolving costs a system call per component of the path: a run that reads a whole
+    # repository under an overlay resolves only what may be an overlaid file, one of the
+    # same name, or a link (a link to a file may name it otherwise)
+    name = os.path.basename(path)
+    if not any(key.endswith(name) for key in overlay) and not os.path.islink(path):
+        return None
     resolved = resolved_path(path)
     return overlay.get(resolved) if resolved is not None else None
 

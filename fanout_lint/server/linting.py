@@ -15,6 +15,7 @@ from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import overlaid
 from fanout_lint.repository import top_level
 from fanout_lint.rule import Rule
+from fanout_lint.server.memo import FactsMemo
 from fanout_lint.server.workspace import Buffer, overlay
 
 
@@ -34,7 +35,8 @@ def repository_of(folder: str) -> str:
     return top_level(folder) or folder
 
 
-def lint_folder(folder: str, buffers: list[Buffer], rules: tuple[Rule, ...], cache: ParseCache | None) -> Outcome:
+def lint_folder(folder: str, buffers: list[Buffer], rules: tuple[Rule, ...], cache: ParseCache | None,
+                memo: FactsMemo | None = None) -> Outcome:
     """Lint the open ``buffers`` of ``folder`` with the configuration nearest them, each
     linked with its repository; a buffer outside the repository (confine.py) is refused."""
     root = repository_of(folder)
@@ -58,7 +60,7 @@ def lint_folder(folder: str, buffers: list[Buffer], rules: tuple[Rule, ...], cac
     settings = dataclasses.replace(settings, repo_root=root, repo_root_given=False, jobs=1, cache=cache)
     outcome.docs_url = settings.docs_url
     with overlaid(overlay(named)):
-        outcome.result = lint_paths(paths, rules, settings, root=root)
+        outcome.result = lint_paths(paths, rules, settings, root=root, link_memo=memo)
     outcome.texts = {b.path: b.text for b in named}
     outcome.versions = {b.path: b.version for b in named}
     return outcome

@@ -16,6 +16,7 @@ from fanout_lint.rule import Rule
 from fanout_lint.server import actions
 from fanout_lint.server.diagnostics import publishable, uri_of
 from fanout_lint.server.linting import Outcome, lint_folder
+from fanout_lint.server.memo import FactsMemo
 from fanout_lint.server.scheduler import Scheduler
 from fanout_lint.server.workspace import Buffer, Workspace
 from fanout_lint.untrusted import clean
@@ -35,6 +36,7 @@ class FanoutServer(LanguageServer):
         self.state = Workspace()
         self.scheduler: Scheduler | None = None
         self.caches: dict[str, ParseCache] = {}
+        self.memos: dict[str, FactsMemo] = {}
         self.shown: dict[str, list[types.Diagnostic]] = {}  # uri -> what it shows
         self.debounce_ms = DEBOUNCE_MS
         self.time_box_ms = TIME_BOX_MS
@@ -42,13 +44,16 @@ class FanoutServer(LanguageServer):
 
     # -- what the scheduler calls -------------------------------------------------------
 
-    def snapshot(self, folder: str) -> tuple[list[Buffer], ParseCache]:
-        """On the loop: the buffers a lint reads (records the loop replaces, never changes)."""
-        return self.state.open_in(folder), self.caches.setdefault(folder, open_cache(os.environ))
+    def snapshot(self, folder: str) -> tuple[list[Buffer], ParseCache, FactsMemo]:
+        """On the loop: the buffers a lint reads (records the loop replaces, never changes),
+        and what the folder's lints keep: its parse cache and link facts (one lint at a time
+        uses them)."""
+        cache = self.caches.setdefault(folder, open_cache(os.environ))
+        return self.state.open_in(folder), cache, self.memos.setdefault(folder, FactsMemo())
 
-    def lint(self, folder: str, snapshot: tuple[list[Buffer], ParseCache]) -> Outcome:
-        buffers, cache = snapshot
-        return lint_folder(folder, buffers, self.rules, cache)
+    def lint(self, folder: str, snapshot: tuple[list[Buffer], ParseCache, FactsMemo]) -> Outcome:
+        buffers, cache, memo = snapshot
+        return lint_folder(folder, buffers, self.rules, cache, memo)
 
     def publish(self, folder: str, outcome: Outcome) -> None:
         for problem in outcome.problems:
