@@ -10,7 +10,8 @@ findings to every open file they touch.
 - ``protocol.py``: the handlers of the protocol's messages;
 - ``workspace.py``: the folders and the open buffers, and the overlay they make;
 - ``linting.py``: one lint of a folder's open files; ``scheduler.py``: when lints run
-  (debounced, one at a time per folder, off the event loop, time-boxed);
+  (debounced, one at a time per folder, off the event loop, time-boxed); ``memo.py``: the
+  link facts a folder's lints keep, so a change re-reads only the file that changed;
 - ``positions.py``: ``Loc`` lines and columns as the protocol counts them;
 - ``diagnostics.py``: findings as diagnostics; ``actions.py``: their quick fixes, the
   file's "fix all" and "suppress here".
