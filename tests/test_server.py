@@ -332,3 +332,12 @@ def test_a_request_while_a_lint_runs_drops_its_result_and_lints_again():
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
     assert published == [2]
+
+
+def test_the_benchmark_harness_runs_on_a_small_repository(capsys):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from bench import server as bench_server
+
+    assert bench_server.main(["--units", "12", "--runs", "1"]) == 0
+    table = capsys.readouterr().out
+    assert "| command line, `fanout-lint -j 1 FILE` |" in table and table.rstrip().endswith("x |")

@@ -62,3 +62,19 @@ def test_fix_all_takes_safe_fixes_once_and_leaves_unsafe_ones_to_their_quick_fix
     assert [e.range.start.line for e in change.edits] == [0, 1]
     [unsafe] = quick_fixes(diagnostics[3])
     assert unsafe.is_preferred is False and "unsafe" in unsafe.title
+
+
+def test_columns_count_in_the_agreed_encoding():
+    from fanout_lint.model.nodes import Loc
+    from fanout_lint.server.positions import span
+
+    lines = ["  Q\U0001F600: x  # note"]
+    # character column 7 is the "x" after an astral character: 7 UTF-16 units, 6 code points
+    assert span(lines, Loc("t", 1, 7), "utf-16").start.character == 7
+    assert span(lines, Loc("t", 1, 7), "utf-32").start.character == 6
+    assert span(lines, Loc("t", 1, 7), "utf-8").start.character == 9
+    assert span(lines, Loc("t", 1, 7), "utf-32").end.character == 7  # to the end of the token "x"
+    whole = span(lines, Loc("t", 1, 3, 1, 5), "utf-32")
+    assert (whole.start.character, whole.end.character) == (2, 4)
+    beyond = span(lines, Loc("t", 9, 1), "utf-16")  # a line the text no longer has
+    assert beyond.start.line == 8 and beyond.start.character == 0
