@@ -7,7 +7,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import textwrap
 import threading
 
 import pytest

@@ -43,7 +43,9 @@ def lint_folder(folder: str, buffers: list[Buffer], rules: tuple[Rule, ...], cac
     outcome = Outcome(Result())
     named: list[Buffer] = []
     for buffer in buffers:
-        reason = confine.problem(buffer.path, root) if os.path.isfile(buffer.path) else "not saved on disk yet"
+        if not os.path.isfile(buffer.path):
+            continue  # never saved: it has no place in the repository yet, and nothing links with it
+        reason = confine.problem(buffer.path, root)
         if reason is not None:
             outcome.problems.append(f"{buffer.path} is not linted: it is {reason}")
             continue

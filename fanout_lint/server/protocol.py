@@ -14,7 +14,7 @@ from fanout_lint import __version__
 from fanout_lint.parse_cache import ParseCache, open_cache
 from fanout_lint.rule import Rule
 from fanout_lint.server import actions
-from fanout_lint.server.diagnostics import publishable, uri_of
+from fanout_lint.server.diagnostics import publishable
 from fanout_lint.server.linting import Outcome, lint_folder
 from fanout_lint.server.memo import FactsMemo
 from fanout_lint.server.scheduler import Scheduler
