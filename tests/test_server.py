@@ -340,3 +340,23 @@ def test_the_benchmark_harness_runs_on_a_small_repository(capsys):
     assert bench_server.main(["--units", "12", "--runs", "1"]) == 0
     table = capsys.readouterr().out
     assert "| command line, `fanout-lint -j 1 FILE` |" in table and table.rstrip().endswith("x |")
+
+
+def test_requests_within_the_debounce_make_one_lint_of_the_latest():
+    from fanout_lint.server.scheduler import Scheduler
+
+    calls: list[str] = []
+    published: list[object] = []
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        scheduler = Scheduler(loop, lambda folder, snapshot: calls.append(snapshot) or snapshot,
+                              lambda f, o: published.append(o), lambda line: None, 0.05, 60,
+                              snapshot=lambda folder: len(calls) + 100)
+        for _ in range(3):  # in one turn of the loop: the timer is replaced, never fired
+            scheduler.request("/w")
+        while not published:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert calls == [100] and published == [100]
