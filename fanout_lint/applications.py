@@ -113,13 +113,15 @@ def file_key(path: str) -> str:
 
 
 def plan(candidates: list[Candidate], named: list[str], exclude: Exclude = (),
-         repo_root: str = ".", scan_repo_root: bool = False) -> list[Candidate | Application]:
+         repo_root: str = ".", scan_repo_root: bool = False, memo=None) -> list[Candidate | Application]:
     """The run's work in candidate order: single units, and applications in the place of
-    their first template."""
+    their first template. ``memo``: link facts kept between runs of one process (the
+    language server's), by everything they are read from, the bytes included; a mapping's
+    ``get`` and item assignment."""
     templates = [c.path for c in candidates if c.kind == "cloudformation"]
     if not templates:
         return list(candidates)
-    scan = _Scan(exclude, repo_root, scan_repo_root)
+    scan = _Scan(exclude, repo_root, scan_repo_root, memo)
     run = {file_key(path): path for path in templates}
     universe = dict(run)
     named_keys = {file_key(p): p for p in named}
@@ -144,8 +146,9 @@ def plan(candidates: list[Candidate], named: list[str], exclude: Exclude = (),
 class _Scan:
     """One run's look at its templates: bytes, facts, manifests and roots, each read once."""
 
-    def __init__(self, exclude: Exclude, repo_root: str, scan_repo_root: bool = False):
+    def __init__(self, exclude: Exclude, repo_root: str, scan_repo_root: bool = False, memo=None):
         self.exclude = exclude
+        self.memo = memo
         self.repo_root = repo_root
         # outside git, a named template's repository is ``repo_root`` only when the user said
         # so (--repo-root): the current directory may be a home directory
@@ -211,8 +214,18 @@ class _Scan:
     def facts(self, key: str, path: str) -> Facts:
         found = self._facts.get(key)
         if found is None:
-            found = self._facts[key] = _facts_of(path, self.data(path), self.marks(key, path),
-                                                 self.stack_name(path), self.root_of(path))
+            data, found_marks = self.data(path), self.marks(key, path)
+            stack_name, root = self.stack_name(path), self.root_of(path)
+            kept = None
+            # a nested stack's facts also depend on the disk (whether its file is there)
+            if self.memo is not None and not found_marks.nests:
+                kept = (path, stack_name, root, found_marks.imports, found_marks.exports, found_marks.nests, data)
+                found = self.memo.get(kept)
+            if found is None:
+                found = _facts_of(path, data, found_marks, stack_name, root)
+                if kept is not None:
+                    self.memo[kept] = found
+            self._facts[key] = found
         return found
 
     def applications(self, universe: dict[str, str], run: dict[str, str]) -> dict[str, Application]:

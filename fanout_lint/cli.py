@@ -182,6 +182,11 @@ def _failure(exc: Exception) -> str:
 
 def _run(argv: list[str] | None, startup: StartUp) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["server"]:  # the language server: its own module, and pygls only there
+        from fanout_lint.server.launch import run
+
+        startup.over()
+        return run(argv[1:])
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         mistyped = _mistyped_command(argv[0]) if argv else None
         if mistyped:

@@ -27,10 +27,11 @@ from fanout_lint.unit import lint_or_error
 
 
 def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, keep_graphs: bool = False,
-               root: str | None = None, progress=None) -> Result:
+               root: str | None = None, progress=None, link_memo=None) -> Result:
     """``root``: the repository, where the callers of a named module file and the templates
     a named template links with are looked for (default ``settings.repo_root``);
-    ``progress``: called with (units done, units) as units finish.
+    ``progress``: called with (units done, units) as units finish; ``link_memo``: the link
+    facts a long-lived process keeps between runs (``applications.plan``).
 
     ``settings`` apply to every unit, unless ``settings.configuration`` (a
     ``hierarchy.Hierarchy``) is given: then each unit is linted under the settings of its
@@ -51,7 +52,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    work = _plan(candidates, paths, settings, root, elsewhere)  # 2
+    work = _plan(candidates, paths, settings, root, elsewhere, link_memo)  # 2
     if configuration is None:
         each: Settings | list[Settings] = settings
     else:  # looked up here, before any unit is linted: a worker gets its units' settings
@@ -81,7 +82,8 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
             merge(result.fix_sources, unit.fix_sources)
 
 
-def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, exclude) -> list:
+def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, exclude,
+          memo=None) -> list:
     if not settings.link:
         return list(candidates)
     from fanout_lint.applications import plan
@@ -92,7 +94,7 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return plan(candidates, named, exclude, root, settings.repo_root_given)
+        return plan(candidates, named, exclude, root, settings.repo_root_given, memo)
     finally:
         if collecting:
             gc.enable()

@@ -11,6 +11,9 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -46,11 +49,24 @@ _READ_FLAGS = (
 )
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 1 * MIB
-# Text that stands in for a file's content on disk, by the file's resolved path: what an
-# editor sends on standard input with ``--stdin-filename``. The module's only state: the
-# command line sets it around one serial run (``standard_input.substituted``), and it is
-# empty otherwise.
-_SUBSTITUTED: dict[str, bytes] = {}
+# Text that stands in for files' content on disk, by each file's resolved path: what an
+# editor sends on standard input with ``--stdin-filename``, or the unsaved buffers of the
+# language server. Scoped to one block of one thread (``overlaid``): a context variable is
+# each thread's own, so the server's lints and the command line never see each other's.
+_OVERLAY: ContextVar[Mapping[str, bytes]] = ContextVar("fanout_lint_overlay", default={})
+
+
+@contextmanager
+def overlaid(overlay: Mapping[str, bytes]) -> Iterator[None]:
+    """For the block, in this thread, ``overlay[resolved path]`` is that file's content.
+
+    The keys are resolved paths (``resolved_path``); the mapping is read, never changed.
+    Worker processes do not inherit it: a run under an overlay is serial (jobs 1)."""
+    token = _OVERLAY.set(overlay)
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
 
 
 class FileTooLarge(OSError):
@@ -78,10 +94,12 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     At most ``limit + 1`` bytes are read, so a file that grows after the check is still
     refused, not read to its end. ``follow`` False: a symbolic link at ``path`` is refused,
     and the file is opened without following one (``confine.py``). A file whose content
-    came on standard input is that content, under the same limit.
+    came on standard input, or an unsaved buffer of the server (``overlaid``), is that
+    content, under the same limit.
     """
-    if _SUBSTITUTED:
-        data = _substitute(path)
+    overlay = _OVERLAY.get()
+    if overlay:
+        data = _substitute(overlay, path)
         if data is not None:
             if len(data) > limit:
                 raise FileTooLarge(path, len(data), limit)
@@ -116,9 +134,15 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def _substitute(path: str) -> bytes | None:
+def _substitute(overlay: Mapping[str, bytes], path: str) -> bytes | None:
+    # Resolving costs a system call per component of the path: a run that reads a whole
+    # repository under an overlay resolves only what may be an overlaid file, one of the
+    # same name, or a link (a link to a file may name it otherwise)
+    name = os.path.basename(path)
+    if not any(key.endswith(name) for key in overlay) and not os.path.islink(path):
+        return None
     resolved = resolved_path(path)
-    return _SUBSTITUTED.get(resolved) if resolved is not None else None
+    return overlay.get(resolved) if resolved is not None else None
 
 
 def _require_regular(info: os.stat_result, path: str) -> None:

@@ -69,10 +69,6 @@ def read(stream, path: str) -> bytes:
 @contextmanager
 def substituted(path: str, data: bytes):
     """For the block, ``data`` is the content of the file ``path``."""
-    resolved = os.path.realpath(path)
-    regular_files._SUBSTITUTED[resolved] = data
-    try:
+    with regular_files.overlaid({os.path.realpath(path): data}):
         yield
-    finally:
-        regular_files._SUBSTITUTED.pop(resolved, None)
 
