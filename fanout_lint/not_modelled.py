@@ -1,6 +1,6 @@
 """Messaging constructs a unit holds that the graph does not model, said once per unit.
 
-A rule is silent about what the graph does not hold: an MSK event source, a pipe, the
+A rule is silent about what the graph does not hold: an Amazon MQ event source, the
 notifications a custom resource creates, the stacks a remote ``TemplateURL`` nests. So
 that silence is never read as "all clear", each loader records what it saw and passed
 over (``NotModelled``, on ``Graph.not_modelled``), and the run turns the list into one
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from fanout_lint.findings import Notice
 from fanout_lint.model.nodes import (
-    EventRule, EventSourceMapping, EventTarget, Loc, Notification, Queue, Subscription, Topic,
+    EventRule, EventSourceMapping, EventTarget, Loc, Notification, Pipe, Queue, Subscription, Topic,
 )
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -29,15 +29,13 @@ if TYPE_CHECKING:
 
 NOT_MODELLED = "not-modelled"  # Notice.kind
 # what counts as a messaging resource modelled, for the coverage line of --statistics
-MESSAGING_NODES = (Topic, Queue, Subscription, EventSourceMapping, Notification, EventRule, EventTarget)
+MESSAGING_NODES = (Topic, Queue, Subscription, EventSourceMapping, Notification, EventRule, EventTarget, Pipe)
 MAX_LISTED = 10  # constructs named in one notice; the rest are counted
 MAX_NAME = 120  # characters of a name shown
 
-# Resource types that carry messages and are not read (CloudFormation and Terraform)
-UNMODELLED_TYPES = {
-    "AWS::Pipes::Pipe": "EventBridge pipe",
-    "aws_pipes_pipe": "EventBridge pipe",
-}
+# Resource types that carry messages and are not read (CloudFormation and Terraform);
+# EventBridge pipes are nodes now (model/schema.py, PIPE).
+UNMODELLED_TYPES: dict[str, str] = {}
 # Custom resources known to create subscriptions or notifications that the template does not show
 NOTIFYING_CUSTOM = {
     "Custom::S3BucketNotifications": "S3 bucket notifications made by a CDK custom resource",

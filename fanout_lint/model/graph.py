@@ -20,6 +20,7 @@ from fanout_lint.model.nodes import (
     Mention,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
     Redrive,
@@ -107,6 +108,11 @@ class Graph:
         for esm in self._of_kind(EventSourceMapping):
             if esm.function:
                 self._mappings_of[esm.function].append(esm)
+        # EventBridge pipes, by the queue or stream they read
+        self._pipes_reading: dict[str, list[Pipe]] = defaultdict(list)
+        for pipe in self._of_kind(Pipe):
+            if pipe.source:
+                self._pipes_reading[pipe.source].append(pipe)
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
@@ -223,6 +229,10 @@ class Graph:
     def invoke_configs_for(self, function_id: str) -> list[InvokeConfig]:
         """The function's asynchronous invocation configurations, whatever their qualifier."""
         return list(self._invoke_configs.get(function_id, ()))
+
+    def pipes_reading(self, source_id: str) -> list[Pipe]:
+        """EventBridge pipes polling the queue or stream (consumers beside its mappings)."""
+        return list(self._pipes_reading.get(source_id, ()))
 
     def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
         """Event source mappings invoking the function."""

@@ -273,6 +273,29 @@ class EventSourceMapping(Node):
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
 
 
+# -- EventBridge Pipes --------------------------------------------------------
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Pipe(Node):
+    """An EventBridge pipe: it polls its source (a queue or a stream, like an event source
+    mapping) and invokes its target with its execution role (never through a resource
+    policy, so it is no ``Delivery``). A stream source's limits and dead-letter queue are
+    written per source service (``kinesis_*``, ``dynamodb_*``)."""
+
+    name: Value = UNREAD
+    source: str | None = None  # node id of the queue or stream (or External)
+    target: str | None = None  # node id of what it invokes
+    role: Value = UNREAD
+    desired_state: Value = UNREAD  # RUNNING or STOPPED
+    filter_criteria: bool = False  # SourceParameters.FilterCriteria written
+    kinesis_dead_letter: Value = UNREAD  # a destination
+    kinesis_maximum_retry_attempts: Value = UNREAD  # -1: until the record expires
+    kinesis_maximum_record_age: Value = UNREAD  # -1: no limit
+    dynamodb_dead_letter: Value = UNREAD
+    dynamodb_maximum_retry_attempts: Value = UNREAD
+    dynamodb_maximum_record_age: Value = UNREAD
+    invocation_type: Value = UNREAD  # of a Step Functions target: REQUEST_RESPONSE or FIRE_AND_FORGET
+
+
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Stream(Node):
     """What a stream mapping reads: a Kinesis stream or stream consumer, or a DynamoDB table's stream."""

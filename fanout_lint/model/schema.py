@@ -52,6 +52,7 @@ from fanout_lint.model.nodes import (
     LambdaPermission,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
     Stream,
@@ -265,6 +266,34 @@ KINESIS_STREAM = Kind("stream", Stream, ("AWS::Kinesis::Stream", "AWS::Kinesis::
 DYNAMODB_STREAM = Kind("stream", Stream, ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable"),
                        ("aws_dynamodb_table",), (), marks=(("service", "dynamodb"),))
 
+# -- EventBridge Pipes --------------------------------------------------------
+# A pipe reads its source as a mapping does and invokes its target with its role. A
+# stream source's limits and dead-letter queue sit in a block per source service.
+def _pipe_stream_fields(service: str, cfn_block: str, tf_block: str) -> tuple[Field, ...]:
+    cfn, tf = f"SourceParameters.{cfn_block}", f"source_parameters.{tf_block}"
+    return (
+        Field(f"{service}_dead_letter", f"{cfn}.DeadLetterConfig.Arn", f"{tf}.dead_letter_config.arn", "dead_letter"),
+        Field(f"{service}_maximum_retry_attempts", f"{cfn}.MaximumRetryAttempts", f"{tf}.maximum_retry_attempts",
+              "int", "pipe.maximum_retry_attempts"),
+        Field(f"{service}_maximum_record_age", f"{cfn}.MaximumRecordAgeInSeconds",
+              f"{tf}.maximum_record_age_in_seconds", "int", "pipe.maximum_record_age", "s"),
+    )
+
+
+PIPE = Kind("pipe", Pipe, ("AWS::Pipes::Pipe",), ("aws_pipes_pipe",), (
+    Field("name", "Name", "name"),
+    Field("source", "Source", "source", "ref:queue"),
+    Field("target", "Target", "target", "ref:any"),
+    Field("role", "RoleArn", "role_arn"),
+    Field("desired_state", "DesiredState", "desired_state"),
+    Field("filter_criteria", "SourceParameters.FilterCriteria", "source_parameters.filter_criteria", "present"),
+    *_pipe_stream_fields("kinesis", "KinesisStreamParameters", "kinesis_stream_parameters"),
+    *_pipe_stream_fields("dynamodb", "DynamoDBStreamParameters", "dynamodb_stream_parameters"),
+    Field("invocation_type", "TargetParameters.StepFunctionStateMachineParameters.InvocationType",
+          "target_parameters.step_function_state_machine_parameters.invocation_type"),
+))
+# -- end of EventBridge Pipes ---------------------------------------------------
+
 # S3 event notifications, one node per destination: in CloudFormation the bucket's
 # NotificationConfiguration lists, in Terraform the blocks of aws_s3_bucket_notification.
 S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "Queue", "queue_arn", "ref:queue"),))
@@ -355,6 +384,7 @@ KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
     INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
+    PIPE,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.
