@@ -65,6 +65,11 @@ ESM_KEYS = {
 }
 ESM_ARN_SERVICES = {"kafka": "MSK event source mapping", "mq": "Amazon MQ event source mapping",
                     "rds": "DocumentDB event source mapping"}
+# A Kafka mapping that names its topics is modelled (stream-mapping-without-failure-handling
+# and stream-retries-unbounded read it as Kafka); one whose topics are not shown is noted.
+KAFKA_KINDS = frozenset(("self-managed Kafka event source mapping", "MSK event source mapping",
+                         "Kafka event source mapping"))
+TOPICS = ("Topics", "topics")
 REMOTE_PREFIXES = ("https://", "http://", "s3://")
 
 
@@ -115,13 +120,15 @@ def _cfn_kind(type_: str, props: Any) -> str | None:
 
 
 def esm_kind(props: dict, source: Any) -> str | None:
-    """What an event source mapping reads when it is not a queue or stream, or None."""
+    """What an event source mapping reads when it is not a queue, a stream or Kafka topics
+    it names, or None."""
+    kafka = any(props.get(key) is not None for key in TOPICS)
     for key, kind in ESM_KEYS.items():
-        if props.get(key) is not None:
+        if props.get(key) is not None and not (kafka and kind in KAFKA_KINDS):
             return kind
     if isinstance(source, str) and source.startswith("arn:"):
         parts = source.split(":", 3)
-        if len(parts) > 2 and parts[2] in ESM_ARN_SERVICES:
+        if len(parts) > 2 and parts[2] in ESM_ARN_SERVICES and not (kafka and parts[2] == "kafka"):
             return ESM_ARN_SERVICES[parts[2]]
     return None
 

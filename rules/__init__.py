@@ -26,6 +26,7 @@ from . import (
     single_subscriber_topic,
     sns_to_lambda_direct,
     stream_mapping_without_failure_handling,
+    stream_retries_unbounded,
     visibility_timeout_below_function_timeout,
     visibility_timeout_headroom,
 )
@@ -52,6 +53,8 @@ ALL_RULES = (
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,
+    # failure paths (issue 28): streams and EventBridge
+    stream_retries_unbounded.RULE,
 )
 
 # Modules in this folder that are not rules.

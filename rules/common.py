@@ -97,6 +97,15 @@ def stream_service(graph: Graph, mapping: EventSourceMapping) -> str | None:
     return None
 
 
+def kafka_service(mapping: EventSourceMapping) -> str | None:
+    """"msk" or "kafka" (self-managed) when the mapping provably reads Apache Kafka: it
+    names topics, which only a Kafka mapping does; self-managed when it names a
+    ``SelfManagedEventSource``, else its source is an Amazon MSK cluster. Else None."""
+    if verdict(bool, mapping.kafka_topics) is not True:
+        return None
+    return "kafka" if verdict(bool, mapping.self_managed_source) is True else "msk"
+
+
 def _stream_arn_service(label: str) -> str | None:
     if label.startswith("arn:") and ":kinesis:" in label and ":stream/" in label:
         return "kinesis"

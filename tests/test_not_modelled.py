@@ -71,6 +71,10 @@ resource "aws_lambda_event_source_mapping" "sqs" {
   event_source_arn = aws_sqs_queue.jobs.arn
   function_name    = "f"
 }
+resource "aws_lambda_event_source_mapping" "hidden" {
+  event_source_arn = "arn:aws:kafka:us-east-1:123456789012:cluster/c/1"
+  function_name    = "f"
+}
 """
 
 SERVICE = """\
@@ -163,7 +167,7 @@ def test_github_format_writes_a_notice_command(work, capsys):
     assert len(commands) == 1 and "title=not modelled by fanout-lint" in commands[0]
 
 
-def test_terraform_kafka_mappings_are_noted_and_pipes_modelled(tmp_path, capsys, monkeypatch):
+def test_terraform_pipes_and_kafka_mappings_with_topics_are_modelled(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "infra").mkdir()
     (tmp_path / "infra" / "main.tf").write_text(TERRAFORM, encoding="utf-8")
@@ -171,9 +175,11 @@ def test_terraform_kafka_mappings_are_noted_and_pipes_modelled(tmp_path, capsys,
     notes = [line for line in err.splitlines() if ": note: " in line]
     assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0]
     assert "aws_pipes_pipe.p" not in notes[0]
-    assert "aws_lambda_event_source_mapping.kafka (line 8): Kafka event source mapping" in notes[0]
+    # a Kafka mapping naming its topics is read as Kafka; one that does not is still noted
+    assert "aws_lambda_event_source_mapping.kafka" not in notes[0]
+    assert "aws_lambda_event_source_mapping.hidden (line 17): MSK event source mapping" in notes[0]
     assert "aws_lambda_event_source_mapping.sqs" not in notes[0]
-    assert "coverage: 3 of 4 messaging resources modelled (1 not modelled: see the notes)" in out.splitlines()
+    assert "coverage: 4 of 5 messaging resources modelled (1 not modelled: see the notes)" in out.splitlines()
 
 
 def test_serverless_plugins_are_named(tmp_path, capsys, monkeypatch):
@@ -209,15 +215,18 @@ def test_the_hook_records_on_a_list_or_a_graph():
     assert notice.message.startswith("2 messaging constructs not modelled")
 
 
-def test_a_plan_notes_its_kafka_mappings_once_and_not_its_pipes(tmp_path, capsys, monkeypatch):
+def test_a_plan_notes_its_kafka_mappings_without_topics_once_and_not_its_pipes(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     resources = [
         {"address": "aws_pipes_pipe.p", "mode": "managed", "type": "aws_pipes_pipe", "name": "p", "values": {}},
         {"address": 'aws_lambda_event_source_mapping.k["a"]', "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "k",
-         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": None}},
         {"address": 'aws_lambda_event_source_mapping.k["b"]', "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "k",
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": None}},
+        {"address": "aws_lambda_event_source_mapping.t", "mode": "managed",
+         "type": "aws_lambda_event_source_mapping", "name": "t",
          "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
         {"address": "aws_lambda_event_source_mapping.q", "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "q",
@@ -230,7 +239,7 @@ def test_a_plan_notes_its_kafka_mappings_once_and_not_its_pipes(tmp_path, capsys
     notes = [line for line in err.splitlines() if ": note: " in line]
     assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0], err
     assert "aws_lambda_event_source_mapping.k (line" in notes[0] and "aws_lambda_event_source_mapping.q" not in notes[0]
-    assert "aws_pipes_pipe" not in notes[0]
+    assert "aws_pipes_pipe" not in notes[0] and "aws_lambda_event_source_mapping.t " not in notes[0]
 
 
 def test_the_note_is_bounded_however_many_and_long_the_names(tmp_path, capsys, monkeypatch):

@@ -271,6 +271,9 @@ class EventSourceMapping(Node):
     # SQS scaling
     maximum_concurrency: Value = UNREAD
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
+    # Kafka: whether Topics and a SelfManagedEventSource are written ("written" reader)
+    kafka_topics: Value = UNREAD
+    self_managed_source: Value = UNREAD
 
 
 # -- EventBridge Pipes --------------------------------------------------------

@@ -192,6 +192,9 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     Field("bisect", "BisectBatchOnFunctionError", "bisect_batch_on_function_error", "bool", "mapping.bisect"),
     Field("maximum_concurrency", "ScalingConfig.MaximumConcurrency", "scaling_config.maximum_concurrency", "int"),
     Field("provisioned_pollers", "ProvisionedPollerConfig", "provisioned_poller_config", "written"),
+    # Kafka (Amazon MSK or self-managed): only a Kafka mapping names topics
+    Field("kafka_topics", "Topics", "topics", "written"),
+    Field("self_managed_source", "SelfManagedEventSource", "self_managed_event_source", "written"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
