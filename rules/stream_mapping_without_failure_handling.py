@@ -183,7 +183,7 @@ RULE = Rule(
     id="FL403",
     name="stream-mapping-without-failure-handling",
     severity=Severity.WARNING,
-    summary="A Kinesis, DynamoDB stream or Kafka mapping, or a pipe reading a stream, has no failure destination",
+    summary="A stream or Kafka mapping, or a pipe on a stream, has no failure destination",
     check=check,
     doc=__doc__,
 )

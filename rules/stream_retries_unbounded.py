@@ -143,7 +143,7 @@ RULE = Rule(
     id="FL404",
     name="stream-retries-unbounded",
     severity=Severity.WARNING,
-    summary="A stream or Kafka mapping, or a pipe reading a stream, retries a failing batch until it expires",
+    summary="A stream or Kafka mapping, or a pipe on a stream, retries without limit",
     check=check,
     doc=__doc__,
 )
