@@ -10,6 +10,7 @@ from . import (
     async_invoke_without_failure_destination,
     batch_item_failures_off,
     delivery_to_kms_managed_key,
+    eventbridge_target_role_missing,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
     eventbridge_target_without_dlq,
@@ -55,6 +56,7 @@ ALL_RULES = (
     stream_mapping_without_failure_handling.RULE,
     # failure paths (issue 28): streams and EventBridge
     stream_retries_unbounded.RULE,
+    eventbridge_target_role_missing.RULE,
 )
 
 # Modules in this folder that are not rules.

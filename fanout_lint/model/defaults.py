@@ -107,6 +107,15 @@ DEFAULTS: dict[str, Default] = {
     # expires in the source" and "never discards old records", as for a Lambda mapping.
     "pipe.maximum_retry_attempts": Default(-1, _PIPES_KINESIS),
     "pipe.maximum_record_age": Default(-1, _PIPES_KINESIS),
+    # A state machine is STANDARD unless it says EXPRESS; a pipe invokes one synchronously
+    # unless told otherwise.
+    "state_machine.type": Default(
+        "STANDARD", "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-stepfunctions-statemachine.html"
+    ),
+    "pipe.invocation_type": Default(
+        "REQUEST_RESPONSE",
+        "https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeTargetStateMachineParameters.html",
+    ),
 }
 
 

@@ -299,6 +299,18 @@ class Pipe(Node):
     invocation_type: Value = UNREAD  # of a Step Functions target: REQUEST_RESPONSE or FIRE_AND_FORGET
 
 
+# -- targets EventBridge reaches only through an execution role ---------------
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class RoleTarget(Node):
+    """A resource an EventBridge rule or pipe can invoke only with an IAM role: a Step
+    Functions state machine, a Firehose delivery stream, an ECS cluster, a Batch job queue,
+    an API destination. Only what the rules ask of it: its service (the ARN's, ``states``,
+    ``firehose``, ...) and, for a state machine, its type."""
+
+    service: str = ""
+    machine_type: Value = UNREAD  # STANDARD or EXPRESS (state machines only)
+
+
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class Stream(Node):
     """What a stream mapping reads: a Kinesis stream or stream consumer, or a DynamoDB table's stream."""

@@ -55,6 +55,7 @@ from fanout_lint.model.nodes import (
     Pipe,
     Queue,
     QueuePolicy,
+    RoleTarget,
     Stream,
     Subscription,
     Topic,
@@ -293,9 +294,26 @@ PIPE = Kind("pipe", Pipe, ("AWS::Pipes::Pipe",), ("aws_pipes_pipe",), (
     *_pipe_stream_fields("kinesis", "KinesisStreamParameters", "kinesis_stream_parameters"),
     *_pipe_stream_fields("dynamodb", "DynamoDBStreamParameters", "dynamodb_stream_parameters"),
     Field("invocation_type", "TargetParameters.StepFunctionStateMachineParameters.InvocationType",
-          "target_parameters.step_function_state_machine_parameters.invocation_type"),
+          "target_parameters.step_function_state_machine_parameters.invocation_type", "text",
+          "pipe.invocation_type"),
 ))
 # -- end of EventBridge Pipes ---------------------------------------------------
+
+# -- targets EventBridge reaches only through an execution role ---------------
+STATE_MACHINE = Kind("state_machine", RoleTarget, ("AWS::StepFunctions::StateMachine",), ("aws_sfn_state_machine",), (
+    Field("machine_type", "StateMachineType", "type", "text", "state_machine.type"),
+), marks=(("service", "states"),))
+ROLE_TARGETS = (
+    STATE_MACHINE,
+    Kind("delivery_stream", RoleTarget, ("AWS::KinesisFirehose::DeliveryStream",),
+         ("aws_kinesis_firehose_delivery_stream",), (), marks=(("service", "firehose"),)),
+    Kind("ecs_cluster", RoleTarget, ("AWS::ECS::Cluster",), ("aws_ecs_cluster",), (), marks=(("service", "ecs"),)),
+    Kind("batch_job_queue", RoleTarget, ("AWS::Batch::JobQueue",), ("aws_batch_job_queue",), (),
+         marks=(("service", "batch"),)),
+    Kind("api_destination", RoleTarget, ("AWS::Events::ApiDestination",), ("aws_cloudwatch_event_api_destination",),
+         (), marks=(("service", "api-destination"),)),
+)
+# -- end of role targets ----------------------------------------------------------
 
 # S3 event notifications, one node per destination: in CloudFormation the bucket's
 # NotificationConfiguration lists, in Terraform the blocks of aws_s3_bucket_notification.
@@ -388,6 +406,7 @@ KINDS: tuple[Kind, ...] = (
     INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
     PIPE,
+    *ROLE_TARGETS,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.
