@@ -11,6 +11,11 @@ same queue do not each get every message: they split them. The fan-out you meant
 build silently becomes load balancing, and each consumer misses about half the events. An EventBridge pipe polls its queue the
 same way, and deletes each batch once its target has taken it.
 
+A mapping with `FilterCriteria` on a shared queue makes it worse: Lambda discards a
+record no filter matches, and for a queue that means deleting the message, which the
+other consumer then never receives. Filters do not split a queue between consumers; the
+finding names the mappings that have them.
+
 ## How to fix
 Give every consumer its own queue, subscribed to the topic, with its own dead-letter
 queue: one topic, N subscriptions, N queues, N functions. In CloudFormation that is one
@@ -18,19 +23,23 @@ queue: one topic, N subscriptions, N queues, N functions. In CloudFormation that
 `AWS::Lambda::EventSourceMapping` per function; in Terraform one
 `aws_sns_topic_subscription`, `aws_sqs_queue` (with a `redrive_policy`) and
 `aws_lambda_event_source_mapping` per function (see `sns-to-lambda-direct` for both forms).
+Where each consumer wants only some messages, filter on the subscription (an SNS filter
+policy), not on the mapping.
 
 ## References
 - https://docs.aws.amazon.com/sns/latest/dg/sns-common-scenarios.html
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html
 - https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-sqs.html
+- https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
 """
 
 from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import Function, Pipe, Queue
-from fanout_lint.model.values import is_false
+from fanout_lint.model.nodes import EventSourceMapping, Function, Pipe, Queue
+from fanout_lint.model.values import is_false, verdict
+from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Rule, Violation
 
 from .common import is_stopped
@@ -54,7 +63,7 @@ def check(graph: Graph, options) -> list[Violation]:
             message=(
                 f"Queue {queue.resource} is read by {_readers(consumers)}: "
                 "each message reaches only one of them; give each consumer its own queue "
-                "subscribed to the topic"
+                f"subscribed to the topic{_filtered(consumers)}"
             ),
             related=tuple(related),
         ))
@@ -68,6 +77,20 @@ def _readers(consumers: dict[str, tuple]) -> str:
     names = sorted(f"{'pipe' if isinstance(consumer, Pipe) else 'function'} {consumer.resource}"
                    for consumer, _ in consumers.values())
     return f"{len(consumers)} consumers ({', '.join(names)})"
+
+
+def _filtered(consumers: dict[str, tuple]) -> str:
+    """What the mappings with ``FilterCriteria`` do to the others' messages, or ""."""
+    filtering = sorted((via for _, via in consumers.values()
+                        if isinstance(via, EventSourceMapping) and verdict(bool, via.filter_criteria) is True),
+                       key=lambda mapping: mapping.resource)
+    if not filtering:
+        return ""
+    names = ", ".join(mapping.resource for mapping in filtering)
+    has = "has" if len(filtering) == 1 else "have"
+    return (f"; {names} {has} {term(filtering[0], 'filter_criteria')}: Lambda deletes from the queue every "
+            "message a filter leaves out, the other consumers' included, so filters cannot split one queue "
+            "between consumers")
 
 
 def _sharing(graph: Graph, queue: Queue) -> dict[str, tuple]:

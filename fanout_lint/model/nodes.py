@@ -274,6 +274,7 @@ class EventSourceMapping(Node):
     # Kafka: whether Topics and a SelfManagedEventSource are written ("written" reader)
     kafka_topics: Value = UNREAD
     self_managed_source: Value = UNREAD
+    filter_criteria: Value = UNREAD  # whether FilterCriteria is written ("written" reader)
 
 
 # -- EventBridge Pipes --------------------------------------------------------
@@ -289,7 +290,7 @@ class Pipe(Node):
     target: str | None = None  # node id of what it invokes
     role: Value = UNREAD
     desired_state: Value = UNREAD  # RUNNING or STOPPED
-    filter_criteria: bool = False  # SourceParameters.FilterCriteria written
+    filter_criteria: Value = UNREAD  # whether SourceParameters.FilterCriteria is written
     kinesis_dead_letter: Value = UNREAD  # a destination
     kinesis_maximum_retry_attempts: Value = UNREAD  # -1: until the record expires
     kinesis_maximum_record_age: Value = UNREAD  # -1: no limit

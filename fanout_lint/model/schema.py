@@ -196,6 +196,8 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     # Kafka (Amazon MSK or self-managed): only a Kafka mapping names topics
     Field("kafka_topics", "Topics", "topics", "written"),
     Field("self_managed_source", "SelfManagedEventSource", "self_managed_event_source", "written"),
+    # an SQS mapping with filters deletes the messages they leave out (shared-queue)
+    Field("filter_criteria", "FilterCriteria", "filter_criteria", "written"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
@@ -290,7 +292,7 @@ PIPE = Kind("pipe", Pipe, ("AWS::Pipes::Pipe",), ("aws_pipes_pipe",), (
     Field("target", "Target", "target", "ref:any"),
     Field("role", "RoleArn", "role_arn"),
     Field("desired_state", "DesiredState", "desired_state"),
-    Field("filter_criteria", "SourceParameters.FilterCriteria", "source_parameters.filter_criteria", "present"),
+    Field("filter_criteria", "SourceParameters.FilterCriteria", "source_parameters.filter_criteria", "written"),
     *_pipe_stream_fields("kinesis", "KinesisStreamParameters", "kinesis_stream_parameters"),
     *_pipe_stream_fields("dynamodb", "DynamoDBStreamParameters", "dynamodb_stream_parameters"),
     Field("invocation_type", "TargetParameters.StepFunctionStateMachineParameters.InvocationType",
