@@ -149,3 +149,17 @@ class FL403(adapter.FanoutLintRule):
     """stream-mapping-without-failure-handling"""
 
     fanout_id = "FL403"
+
+
+# -- failure paths (issue 28): streams and EventBridge -------------------------
+
+class FL404(adapter.FanoutLintRule):
+    """stream-retries-unbounded"""
+
+    fanout_id = "FL404"
+
+
+class FL406(adapter.FanoutLintRule):
+    """eventbridge-target-role-missing"""
+
+    fanout_id = "FL406"

@@ -1,6 +1,6 @@
 """Messaging constructs a unit holds that the graph does not model, said once per unit.
 
-A rule is silent about what the graph does not hold: an MSK event source, a pipe, the
+A rule is silent about what the graph does not hold: an Amazon MQ event source, the
 notifications a custom resource creates, the stacks a remote ``TemplateURL`` nests. So
 that silence is never read as "all clear", each loader records what it saw and passed
 over (``NotModelled``, on ``Graph.not_modelled``), and the run turns the list into one
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from fanout_lint.findings import Notice
 from fanout_lint.model.nodes import (
-    EventRule, EventSourceMapping, EventTarget, Loc, Notification, Queue, Subscription, Topic,
+    EventRule, EventSourceMapping, EventTarget, Loc, Notification, Pipe, Queue, Subscription, Topic,
 )
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -29,15 +29,13 @@ if TYPE_CHECKING:
 
 NOT_MODELLED = "not-modelled"  # Notice.kind
 # what counts as a messaging resource modelled, for the coverage line of --statistics
-MESSAGING_NODES = (Topic, Queue, Subscription, EventSourceMapping, Notification, EventRule, EventTarget)
+MESSAGING_NODES = (Topic, Queue, Subscription, EventSourceMapping, Notification, EventRule, EventTarget, Pipe)
 MAX_LISTED = 10  # constructs named in one notice; the rest are counted
 MAX_NAME = 120  # characters of a name shown
 
-# Resource types that carry messages and are not read (CloudFormation and Terraform)
-UNMODELLED_TYPES = {
-    "AWS::Pipes::Pipe": "EventBridge pipe",
-    "aws_pipes_pipe": "EventBridge pipe",
-}
+# Resource types that carry messages and are not read (CloudFormation and Terraform);
+# EventBridge pipes are nodes now (model/schema.py, PIPE).
+UNMODELLED_TYPES: dict[str, str] = {}
 # Custom resources known to create subscriptions or notifications that the template does not show
 NOTIFYING_CUSTOM = {
     "Custom::S3BucketNotifications": "S3 bucket notifications made by a CDK custom resource",
@@ -67,6 +65,11 @@ ESM_KEYS = {
 }
 ESM_ARN_SERVICES = {"kafka": "MSK event source mapping", "mq": "Amazon MQ event source mapping",
                     "rds": "DocumentDB event source mapping"}
+# A Kafka mapping that names its topics is modelled (stream-mapping-without-failure-handling
+# and stream-retries-unbounded read it as Kafka); one whose topics are not shown is noted.
+KAFKA_KINDS = frozenset(("self-managed Kafka event source mapping", "MSK event source mapping",
+                         "Kafka event source mapping"))
+TOPICS = ("Topics", "topics")
 REMOTE_PREFIXES = ("https://", "http://", "s3://")
 # Well-known Serverless plugins that build, package or run the service locally, or read
 # settings, and add no messaging resources to the stack: naming them as not modelled
@@ -136,13 +139,15 @@ def _cfn_kind(type_: str, props: Any) -> str | None:
 
 
 def esm_kind(props: dict, source: Any) -> str | None:
-    """What an event source mapping reads when it is not a queue or stream, or None."""
+    """What an event source mapping reads when it is not a queue, a stream or Kafka topics
+    it names, or None."""
+    kafka = any(props.get(key) is not None for key in TOPICS)
     for key, kind in ESM_KEYS.items():
-        if props.get(key) is not None:
+        if props.get(key) is not None and not (kafka and kind in KAFKA_KINDS):
             return kind
     if isinstance(source, str) and source.startswith("arn:"):
         parts = source.split(":", 3)
-        if len(parts) > 2 and parts[2] in ESM_ARN_SERVICES:
+        if len(parts) > 2 and parts[2] in ESM_ARN_SERVICES and not (kafka and parts[2] == "kafka"):
             return ESM_ARN_SERVICES[parts[2]]
     return None
 

@@ -10,6 +10,7 @@ from . import (
     async_invoke_without_failure_destination,
     batch_item_failures_off,
     delivery_to_kms_managed_key,
+    eventbridge_target_role_missing,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
     eventbridge_target_without_dlq,
@@ -26,6 +27,7 @@ from . import (
     single_subscriber_topic,
     sns_to_lambda_direct,
     stream_mapping_without_failure_handling,
+    stream_retries_unbounded,
     visibility_timeout_below_function_timeout,
     visibility_timeout_headroom,
 )
@@ -52,6 +54,9 @@ ALL_RULES = (
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,
+    # failure paths (issue 28): streams and EventBridge
+    stream_retries_unbounded.RULE,
+    eventbridge_target_role_missing.RULE,
 )
 
 # Modules in this folder that are not rules.

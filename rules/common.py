@@ -19,6 +19,7 @@ from fanout_lint.model.nodes import (
     LambdaPermission,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
     Stream,
@@ -46,8 +47,8 @@ def named(node: Node) -> str:
 
 
 def is_consumed(graph: Graph, queue: Queue) -> bool:
-    """An SNS subscription delivers to the queue, or a mapping reads it."""
-    return bool(graph.consumers_of(queue.id)) or any(
+    """An SNS subscription delivers to the queue, or a mapping or an EventBridge pipe reads it."""
+    return bool(graph.consumers_of(queue.id)) or bool(graph.pipes_reading(queue.id)) or any(
         protocol_is(s, "sqs") for s in graph.subscriptions_to(queue.id)
     )
 
@@ -96,11 +97,41 @@ def stream_service(graph: Graph, mapping: EventSourceMapping) -> str | None:
     if isinstance(source, Stream):
         return source.service or None
     if isinstance(source, External):
-        label = source.label
-        if label.startswith("arn:") and ":kinesis:" in label and ":stream/" in label:
-            return "kinesis"
-        if label.startswith("arn:") and ":dynamodb:" in label and "/stream/" in label:
-            return "dynamodb"
+        return _stream_arn_service(source.label)
+    return None
+
+
+def kafka_service(mapping: EventSourceMapping) -> str | None:
+    """"msk" or "kafka" (self-managed) when the mapping provably reads Apache Kafka: it
+    names topics, which only a Kafka mapping does; self-managed when it names a
+    ``SelfManagedEventSource``, else its source is an Amazon MSK cluster. Else None."""
+    if verdict(bool, mapping.kafka_topics) is not True:
+        return None
+    return "kafka" if verdict(bool, mapping.self_managed_source) is True else "msk"
+
+
+def _stream_arn_service(label: str) -> str | None:
+    if label.startswith("arn:") and ":kinesis:" in label and ":stream/" in label:
+        return "kinesis"
+    if label.startswith("arn:") and ":dynamodb:" in label and "/stream/" in label:
+        return "dynamodb"
+    return None
+
+
+# -- EventBridge Pipes --------------------------------------------------------
+
+def is_stopped(pipe: Pipe) -> bool:
+    """The pipe provably does not run (``DesiredState: STOPPED``)."""
+    return verdict(lambda state: isinstance(state, str) and state.upper() == "STOPPED", pipe.desired_state) is True
+
+
+def pipe_stream_service(graph: Graph, pipe: Pipe) -> str | None:
+    """"kinesis" or "dynamodb" when the pipe provably reads a stream, else None."""
+    source = graph.get(pipe.source)
+    if isinstance(source, Stream):
+        return source.service or None
+    if isinstance(source, External):
+        return _stream_arn_service(source.label)
     return None
 
 

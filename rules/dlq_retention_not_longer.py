@@ -40,11 +40,11 @@ reported at info, and its message says so: the DLQ cannot be made longer, and th
 fix, shortening the source queue's retention, is rarely worth it (a message spends
 minutes in a source queue before its last receive moves it, not days). A DLQ that keeps
 less than a 14-day source keeps the rule's severity (raising it to 14 days helps), as
-does a retention the linter cannot read. Restore the level with the `at_maximum` option:
+does a retention the linter cannot read. Restore the level with the `at-maximum` option:
 
 ```toml
 [tool.fanout-lint.options.dlq-retention-not-longer]
-at_maximum = "warning"
+at-maximum = "warning"
 ```
 
 ## References
@@ -69,7 +69,7 @@ SEVERITY = Severity.WARNING
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
-    at_maximum = level(SEVERITY, options, "at_maximum")
+    at_maximum = level(SEVERITY, options, "at-maximum")
     for source in graph.all(Queue):
         dlq = graph.dlq_of(source)
         if not isinstance(dlq, Queue) or not is_standard(source.fifo):
@@ -120,7 +120,7 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("at_maximum", "info", "the level when both queues keep the maximum of 14 days "
+        Option("at-maximum", "info", "the level when both queues keep the maximum of 14 days "
                "(warning reports it as any other)", LEVELS),
     ),
 )

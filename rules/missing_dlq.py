@@ -1,6 +1,6 @@
 """## What it does
 Flags a queue that receives work (an SNS subscription delivers to it, or an event source
-mapping reads it) but has no redrive policy, and is not itself a dead-letter queue:
+mapping or an EventBridge pipe reads it) but has no redrive policy, and is not itself a dead-letter queue:
 nothing in the template names it as a dead-letter target (a queue's or subscription's
 `RedrivePolicy`, a function's `DeadLetterConfig`, an on-failure destination, an
 EventBridge target's `DeadLetterConfig`, SAM's `DeadLetterQueue`).
@@ -19,7 +19,8 @@ topic with the same reason.
 A message the consumer cannot process (a poison message: malformed payload, a bug)
 comes back after every visibility timeout, forever, until the retention period deletes
 it. It consumes capacity, hides among healthy messages, and then disappears without a
-trace.
+trace. An EventBridge pipe reading the queue retries a failing message the same way,
+up to the queue's maximum receive count: without a redrive policy, until it expires.
 
 ## How to fix
 Give the queue its own dead-letter queue: a redrive policy whose `deadLetterTargetArn`
@@ -62,6 +63,7 @@ yourself and pass it to `SqsSubscription` as `QueueArn` and `QueueUrl`.
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
 - https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+- https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-error-troubleshooting.html
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         feeders = [(s, "subscription") for s in graph.subscriptions_to(queue.id)]
         consumers = [(m, "event source mapping") for m in graph.consumers_of(queue.id)]
+        consumers += [(p, "pipe") for p in graph.pipes_reading(queue.id)]
         found.append(Violation(
             at=queue,
             message=(

@@ -48,11 +48,11 @@ alarm or other notifier, on-success destination, or export). Such a queue keeps 
 events for a person or a replay tool, and the envelope does no harm there (it even
 records the topic and the time). A topic something else publishes to keeps the rule's
 severity. When a consumer of the dead-letter queue parses the body as the event,
-restore the level with the `dead_letters` option:
+restore the level with the `dead-letters` option:
 
 ```toml
 [tool.fanout-lint.options.raw-delivery-off]
-dead_letters = "warning"
+dead-letters = "warning"
 ```
 
 ## References
@@ -76,7 +76,7 @@ SEVERITY = Severity.WARNING
 
 def check(graph: Graph, options) -> list[Violation]:
     found = []
-    dead_letters = level(SEVERITY, options, "dead_letters")
+    dead_letters = level(SEVERITY, options, "dead-letters")
     for sub in graph.all(Subscription):
         if not protocol_is(sub, "sqs"):
             continue
@@ -117,7 +117,7 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("dead_letters", "info", "the level of a subscription of a topic only failures reach "
+        Option("dead-letters", "info", "the level of a subscription of a topic only failures reach "
                "(warning reports it as any other)", LEVELS),
     ),
 )

@@ -35,7 +35,7 @@ Resources:
   Pipe:
     Type: AWS::Pipes::Pipe
     Properties:
-      Source: !GetAtt Jobs.Arn
+      Source: arn:aws:sqs:us-east-1:123456789012:elsewhere
       Target: arn:aws:sns:us-east-1:123456789012:t
       RoleArn: arn:aws:iam::123456789012:role/r
   Notifications:
@@ -69,6 +69,10 @@ resource "aws_lambda_event_source_mapping" "kafka" {
 }
 resource "aws_lambda_event_source_mapping" "sqs" {
   event_source_arn = aws_sqs_queue.jobs.arn
+  function_name    = "f"
+}
+resource "aws_lambda_event_source_mapping" "hidden" {
+  event_source_arn = "arn:aws:kafka:us-east-1:123456789012:cluster/c/1"
   function_name    = "f"
 }
 """
@@ -105,9 +109,9 @@ def test_one_note_per_unit_names_each_construct_with_its_line(work, capsys):
     notes = [line for line in err.splitlines() if ": note: " in line]
     assert code == 0 and len(notes) == 1, err
     note = notes[0]
-    assert note.startswith("stack.yaml:13:9: note: 5 messaging constructs not modelled")
+    assert note.startswith("stack.yaml:13:9: note: 4 messaging constructs not modelled")
     assert "Worker.Orders (line 13): MSK event source, SAM event Type MSK" in note
-    assert "Pipe (line 18): EventBridge pipe, AWS::Pipes::Pipe" in note
+    assert "Pipe (line" not in note and "AWS::Pipes::Pipe" not in note  # a pipe is a node
     assert "Notifications (line 24): S3 bucket notifications made by a CDK custom resource" in note
     assert "Child (line 28): nested stack with a remote TemplateURL" in note
     assert "Brokered (line 32): Amazon MQ event source mapping" in note
@@ -129,8 +133,8 @@ def test_a_template_with_everything_modelled_has_no_note(tmp_path, capsys, monke
 
 def test_statistics_counts_modelled_of_seen(work, capsys):
     _, out, _ = run(capsys, "stack.yaml", "--statistics")
-    # the queue only: the MQ mapping is a node, but not modelled as what it reads
-    assert "coverage: 1 of 6 messaging resources modelled (5 not modelled: see the notes)" in out.splitlines()
+    # the queue and the pipe: the MQ mapping is a node, but not modelled as what it reads
+    assert "coverage: 2 of 6 messaging resources modelled (4 not modelled: see the notes)" in out.splitlines()
 
 
 def test_json_carries_the_note_with_its_kind(work, capsys):
@@ -163,17 +167,19 @@ def test_github_format_writes_a_notice_command(work, capsys):
     assert len(commands) == 1 and "title=not modelled by fanout-lint" in commands[0]
 
 
-def test_terraform_pipes_and_kafka_mappings(tmp_path, capsys, monkeypatch):
+def test_terraform_pipes_and_kafka_mappings_with_topics_are_modelled(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "infra").mkdir()
     (tmp_path / "infra" / "main.tf").write_text(TERRAFORM, encoding="utf-8")
     _, out, err = run(capsys, "infra", "--statistics")
     notes = [line for line in err.splitlines() if ": note: " in line]
-    assert len(notes) == 1 and "2 messaging constructs not modelled" in notes[0]
-    assert "aws_pipes_pipe.p (line 2)" in notes[0]
-    assert "aws_lambda_event_source_mapping.kafka (line 8): Kafka event source mapping" in notes[0]
+    assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0]
+    assert "aws_pipes_pipe.p" not in notes[0]
+    # a Kafka mapping naming its topics is read as Kafka; one that does not is still noted
+    assert "aws_lambda_event_source_mapping.kafka" not in notes[0]
+    assert "aws_lambda_event_source_mapping.hidden (line 17): MSK event source mapping" in notes[0]
     assert "aws_lambda_event_source_mapping.sqs" not in notes[0]
-    assert "coverage: 2 of 4 messaging resources modelled (2 not modelled: see the notes)" in out.splitlines()
+    assert "coverage: 4 of 5 messaging resources modelled (1 not modelled: see the notes)" in out.splitlines()
 
 
 def test_serverless_plugins_are_named(tmp_path, capsys, monkeypatch):
@@ -209,15 +215,18 @@ def test_the_hook_records_on_a_list_or_a_graph():
     assert notice.message.startswith("2 messaging constructs not modelled")
 
 
-def test_a_plan_notes_its_pipes_and_kafka_mappings_once(tmp_path, capsys, monkeypatch):
+def test_a_plan_notes_its_kafka_mappings_without_topics_once_and_not_its_pipes(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     resources = [
         {"address": "aws_pipes_pipe.p", "mode": "managed", "type": "aws_pipes_pipe", "name": "p", "values": {}},
         {"address": 'aws_lambda_event_source_mapping.k["a"]', "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "k",
-         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": None}},
         {"address": 'aws_lambda_event_source_mapping.k["b"]', "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "k",
+         "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": None}},
+        {"address": "aws_lambda_event_source_mapping.t", "mode": "managed",
+         "type": "aws_lambda_event_source_mapping", "name": "t",
          "values": {"event_source_arn": "arn:aws:kafka:us-east-1:1:cluster/c/1", "topics": ["t"]}},
         {"address": "aws_lambda_event_source_mapping.q", "mode": "managed",
          "type": "aws_lambda_event_source_mapping", "name": "q",
@@ -228,8 +237,9 @@ def test_a_plan_notes_its_pipes_and_kafka_mappings_once(tmp_path, capsys, monkey
     (tmp_path / "plan.json").write_text(json.dumps(plan, indent=1), encoding="utf-8")
     _, _, err = run(capsys, "plan.json")
     notes = [line for line in err.splitlines() if ": note: " in line]
-    assert len(notes) == 1 and "2 messaging constructs not modelled" in notes[0], err
+    assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0], err
     assert "aws_lambda_event_source_mapping.k (line" in notes[0] and "aws_lambda_event_source_mapping.q" not in notes[0]
+    assert "aws_pipes_pipe" not in notes[0] and "aws_lambda_event_source_mapping.t " not in notes[0]
 
 
 def test_the_note_is_bounded_however_many_and_long_the_names(tmp_path, capsys, monkeypatch):

@@ -168,7 +168,7 @@ def test_a_queue_behind_a_topic_only_failures_reach_is_a_dead_letter_store():
     assert "a dead-letter path: only failures reach the topic (WorkerFunction's DeadLetterConfig.TargetArn)" \
         in raw["FailuresSubscription"][1]
     assert raw["MixedSubscription"][0] == "warning" and "reported as" not in raw["MixedSubscription"][1]
-    restored = findings(path, "FL002", {"FL002": {"dead_letters": "warning"}})
+    restored = findings(path, "FL002", {"FL002": {"dead-letters": "warning"}})
     assert {s for s, _ in restored.values()} == {"warning"}
     assert restored["FailuresSubscription"][1] == raw["FailuresSubscription"][1].split("; reported as info")[0]
     single = findings(path, "FL003")
@@ -225,7 +225,7 @@ def test_a_dlq_and_source_both_at_the_maximum_retention_is_info_and_the_option_r
         assert "shorten the source queue's" in got[long_dlq][1]
         assert got[short_dlq][0] == "warning" and "reported as" not in got[short_dlq][1]  # 4 days under 14
         assert {s for r, (s, _) in got.items() if r != long_dlq} == {"warning"}
-        restored = findings(path, "FL103", {"FL103": {"at_maximum": "warning"}})
+        restored = findings(path, "FL103", {"FL103": {"at-maximum": "warning"}})
         assert {s for s, _ in restored.values()} == {"warning"}
         assert restored[long_dlq][1] == got[long_dlq][1].split("; reported as info")[0]
 

@@ -392,3 +392,22 @@ def test_only_an_explicitly_disabled_rule_is_drawn_disabled(tmp_path, capsys, mo
     # paths as the other reports show them, without the ./ they were given with
     assert {n["file"] for n in document["nodes"]} == {"tf/main.tf", "stack.yaml"}
     assert {u["path"] for u in document["units"]} == {"tf", "stack.yaml"}
+
+
+@pytest.mark.parametrize("path", ["tests/fixtures/eventbridge-target-role-missing/cfn_fires.yaml",
+                                  "tests/fixtures/eventbridge-target-role-missing/tf_fires"])
+def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, monkeypatch):
+    _, out, _ = run(capsys, monkeypatch, path, "--format", "json")
+    view = json.loads(out)
+    kinds = {node["resource"]: node["kind"] for node in view["nodes"]}
+    pipes = [name for name, kind in kinds.items() if kind == topology.PIPE]
+    assert pipes and any(kind == topology.SERVICE for kind in kinds.values())
+    _, mmd, _ = run(capsys, monkeypatch, path)
+    mermaid_syntax.check(mmd)
+    assert "EventBridge pipe" in mmd and "Step Functions state machine<br/>Standard" in mmd
+    _, dot_text, _ = run(capsys, monkeypatch, path, "--format", "dot")
+    assert 'EventBridge pipe' in dot_text and 'style="rounded,bold' in dot_text
+    by_id = {node["id"]: node["resource"] for node in view["nodes"]}
+    invoked = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"]}
+    assert any(source in pipes and kinds[target] == topology.SERVICE for source, target in invoked)
+    assert any(target in pipes and kinds[source] == topology.QUEUE for source, target in invoked)

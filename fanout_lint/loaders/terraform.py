@@ -85,13 +85,11 @@ def load_terraform_dir(path: str, cache: ParseCache | None = None,
     return [graph], unit.errors
 
 
-_MAY_BE_UNMODELLED = {"aws_pipes_pipe", "aws_lambda_event_source_mapping"}
+_MAY_BE_UNMODELLED = {"aws_lambda_event_source_mapping"}
 
 
 def _not_modelled(resolver: _Resolver, resource: Resource) -> str | None:
     """What the resource carries that the graph does not model (see ``not_modelled.py``)."""
-    if resource.type == "aws_pipes_pipe":
-        return "EventBridge pipe, aws_pipes_pipe"
     body = resource.block.body
     present = {name: True for name in body.attributes} | {b.type: True for b in body.blocks}
     source = resolver.value(resource, "event_source_arn")

@@ -38,7 +38,7 @@ PLAN = Written("terraform", "plan", generated=True)
 # The resource types a reference of a kind may name (a queue is an aws_sqs_queue).
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
-PLAN_MAY_BE_UNMODELLED = {"aws_pipes_pipe", "aws_lambda_event_source_mapping"}
+PLAN_MAY_BE_UNMODELLED = {"aws_lambda_event_source_mapping"}
 
 SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
@@ -167,11 +167,10 @@ class _Plan:
             self._collect(child, depth + 1)
 
     def _note(self, address: str, rtype: str, item: dict, loc: Loc) -> None:
-        """A pipe, or a Kafka or MQ mapping: not modelled (``not_modelled.py``), once per resource."""
+        """A Kafka or MQ mapping: not modelled (``not_modelled.py``), once per resource."""
         values = item.get("values") if isinstance(item.get("values"), dict) else {}
         present = {key: True for key, value in values.items() if value not in (None, [], {})}
-        kind = "EventBridge pipe, aws_pipes_pipe" if rtype == "aws_pipes_pipe" else esm_kind(
-            present, values.get("event_source_arn"))
+        kind = esm_kind(present, values.get("event_source_arn"))
         node_id = strip_keys(address)
         if kind and all(c.name != node_id for c in self.not_modelled):
             self.not_modelled.append(NotModelled(kind, node_id, loc))

@@ -24,6 +24,9 @@ class Default:
     source: str
 
 
+_PIPES_KINESIS = ("https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/"
+                  "API_PipeSourceKinesisStreamParameters.html")
+
 DEFAULTS: dict[str, Default] = {
     # SQS CreateQueue attributes (botocore; CloudFormation AWS::SQS::Queue; Terraform
     # aws_sqs_queue uses the same values).
@@ -100,6 +103,19 @@ DEFAULTS: dict[str, Default] = {
     "event_rule.state": Default(
         "ENABLED", "https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutRule.html"
     ),
+    # EventBridge Pipes stream sources (Kinesis, DynamoDB): -1 is "until the record
+    # expires in the source" and "never discards old records", as for a Lambda mapping.
+    "pipe.maximum_retry_attempts": Default(-1, _PIPES_KINESIS),
+    "pipe.maximum_record_age": Default(-1, _PIPES_KINESIS),
+    # A state machine is STANDARD unless it says EXPRESS; a pipe invokes one synchronously
+    # unless told otherwise.
+    "state_machine.type": Default(
+        "STANDARD", "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-stepfunctions-statemachine.html"
+    ),
+    "pipe.invocation_type": Default(
+        "REQUEST_RESPONSE",
+        "https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeTargetStateMachineParameters.html",
+    ),
 }
 
 
@@ -142,6 +158,8 @@ BOUNDS: dict[str, Bound] = {
     "invoke.maximum_event_age": Bound(60, 21_600, _LAMBDA_INVOKE),
     "event_target.retry_attempts": Bound(0, 185, _EVENTS_RETRY),
     "event_target.event_age": Bound(60, 86_400, _EVENTS_RETRY),
+    "pipe.maximum_retry_attempts": Bound(-1, 10_000, _PIPES_KINESIS),
+    "pipe.maximum_record_age": Bound(-1, 604_800, _PIPES_KINESIS),
 }
 
 # Any other whole-number setting (reserved concurrency, a mapping's maximum concurrency):

@@ -20,6 +20,7 @@ from fanout_lint.model.nodes import (
     Mention,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
     Redrive,
@@ -113,6 +114,11 @@ class Graph:
             frozenset(v.value for v in on_success if v.value) if all(isinstance(v, Known) for v in on_success)
             else None
         )
+        # EventBridge pipes, by the queue or stream they read
+        self._pipes_reading: dict[str, list[Pipe]] = defaultdict(list)
+        for pipe in self._of_kind(Pipe):
+            if pipe.source:
+                self._pipes_reading[pipe.source].append(pipe)
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
@@ -229,6 +235,10 @@ class Graph:
     def invoke_configs_for(self, function_id: str) -> list[InvokeConfig]:
         """The function's asynchronous invocation configurations, whatever their qualifier."""
         return list(self._invoke_configs.get(function_id, ()))
+
+    def pipes_reading(self, source_id: str) -> list[Pipe]:
+        """EventBridge pipes polling the queue or stream (consumers beside its mappings)."""
+        return list(self._pipes_reading.get(source_id, ()))
 
     def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
         """Event source mappings invoking the function."""

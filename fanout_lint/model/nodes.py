@@ -271,6 +271,45 @@ class EventSourceMapping(Node):
     # SQS scaling
     maximum_concurrency: Value = UNREAD
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
+    # Kafka: whether Topics and a SelfManagedEventSource are written ("written" reader)
+    kafka_topics: Value = UNREAD
+    self_managed_source: Value = UNREAD
+    filter_criteria: Value = UNREAD  # whether FilterCriteria is written ("written" reader)
+
+
+# -- EventBridge Pipes --------------------------------------------------------
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Pipe(Node):
+    """An EventBridge pipe: it polls its source (a queue or a stream, like an event source
+    mapping) and invokes its target with its execution role (never through a resource
+    policy, so it is no ``Delivery``). A stream source's limits and dead-letter queue are
+    written per source service (``kinesis_*``, ``dynamodb_*``)."""
+
+    name: Value = UNREAD
+    source: str | None = None  # node id of the queue or stream (or External)
+    target: str | None = None  # node id of what it invokes
+    role: Value = UNREAD
+    desired_state: Value = UNREAD  # RUNNING or STOPPED
+    filter_criteria: Value = UNREAD  # whether SourceParameters.FilterCriteria is written
+    kinesis_dead_letter: Value = UNREAD  # a destination
+    kinesis_maximum_retry_attempts: Value = UNREAD  # -1: until the record expires
+    kinesis_maximum_record_age: Value = UNREAD  # -1: no limit
+    dynamodb_dead_letter: Value = UNREAD
+    dynamodb_maximum_retry_attempts: Value = UNREAD
+    dynamodb_maximum_record_age: Value = UNREAD
+    invocation_type: Value = UNREAD  # of a Step Functions target: REQUEST_RESPONSE or FIRE_AND_FORGET
+
+
+# -- targets EventBridge reaches only through an execution role ---------------
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class RoleTarget(Node):
+    """A resource an EventBridge rule or pipe can invoke only with an IAM role: a Step
+    Functions state machine, a Firehose delivery stream, an ECS cluster, a Batch job queue,
+    an API destination. Only what the rules ask of it: its service (the ARN's, ``states``,
+    ``firehose``, ...) and, for a state machine, its type."""
+
+    service: str = ""
+    machine_type: Value = UNREAD  # STANDARD or EXPRESS (state machines only)
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)

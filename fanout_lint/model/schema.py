@@ -52,8 +52,10 @@ from fanout_lint.model.nodes import (
     LambdaPermission,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
+    RoleTarget,
     Stream,
     Subscription,
     Topic,
@@ -191,6 +193,11 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     Field("bisect", "BisectBatchOnFunctionError", "bisect_batch_on_function_error", "bool", "mapping.bisect"),
     Field("maximum_concurrency", "ScalingConfig.MaximumConcurrency", "scaling_config.maximum_concurrency", "int"),
     Field("provisioned_pollers", "ProvisionedPollerConfig", "provisioned_poller_config", "written"),
+    # Kafka (Amazon MSK or self-managed): only a Kafka mapping names topics
+    Field("kafka_topics", "Topics", "topics", "written"),
+    Field("self_managed_source", "SelfManagedEventSource", "self_managed_event_source", "written"),
+    # an SQS mapping with filters deletes the messages they leave out (shared-queue)
+    Field("filter_criteria", "FilterCriteria", "filter_criteria", "written"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
@@ -264,6 +271,51 @@ KINESIS_STREAM = Kind("stream", Stream, ("AWS::Kinesis::Stream", "AWS::Kinesis::
                       ("aws_kinesis_stream", "aws_kinesis_stream_consumer"), (), marks=(("service", "kinesis"),))
 DYNAMODB_STREAM = Kind("stream", Stream, ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable"),
                        ("aws_dynamodb_table",), (), marks=(("service", "dynamodb"),))
+
+# -- EventBridge Pipes --------------------------------------------------------
+# A pipe reads its source as a mapping does and invokes its target with its role. A
+# stream source's limits and dead-letter queue sit in a block per source service.
+def _pipe_stream_fields(service: str, cfn_block: str, tf_block: str) -> tuple[Field, ...]:
+    cfn, tf = f"SourceParameters.{cfn_block}", f"source_parameters.{tf_block}"
+    return (
+        Field(f"{service}_dead_letter", f"{cfn}.DeadLetterConfig.Arn", f"{tf}.dead_letter_config.arn", "dead_letter"),
+        Field(f"{service}_maximum_retry_attempts", f"{cfn}.MaximumRetryAttempts", f"{tf}.maximum_retry_attempts",
+              "int", "pipe.maximum_retry_attempts"),
+        Field(f"{service}_maximum_record_age", f"{cfn}.MaximumRecordAgeInSeconds",
+              f"{tf}.maximum_record_age_in_seconds", "int", "pipe.maximum_record_age", "s"),
+    )
+
+
+PIPE = Kind("pipe", Pipe, ("AWS::Pipes::Pipe",), ("aws_pipes_pipe",), (
+    Field("name", "Name", "name"),
+    Field("source", "Source", "source", "ref:queue"),
+    Field("target", "Target", "target", "ref:any"),
+    Field("role", "RoleArn", "role_arn"),
+    Field("desired_state", "DesiredState", "desired_state"),
+    Field("filter_criteria", "SourceParameters.FilterCriteria", "source_parameters.filter_criteria", "written"),
+    *_pipe_stream_fields("kinesis", "KinesisStreamParameters", "kinesis_stream_parameters"),
+    *_pipe_stream_fields("dynamodb", "DynamoDBStreamParameters", "dynamodb_stream_parameters"),
+    Field("invocation_type", "TargetParameters.StepFunctionStateMachineParameters.InvocationType",
+          "target_parameters.step_function_state_machine_parameters.invocation_type", "text",
+          "pipe.invocation_type"),
+))
+# -- end of EventBridge Pipes ---------------------------------------------------
+
+# -- targets EventBridge reaches only through an execution role ---------------
+STATE_MACHINE = Kind("state_machine", RoleTarget, ("AWS::StepFunctions::StateMachine",), ("aws_sfn_state_machine",), (
+    Field("machine_type", "StateMachineType", "type", "text", "state_machine.type"),
+), marks=(("service", "states"),))
+ROLE_TARGETS = (
+    STATE_MACHINE,
+    Kind("delivery_stream", RoleTarget, ("AWS::KinesisFirehose::DeliveryStream",),
+         ("aws_kinesis_firehose_delivery_stream",), (), marks=(("service", "firehose"),)),
+    Kind("ecs_cluster", RoleTarget, ("AWS::ECS::Cluster",), ("aws_ecs_cluster",), (), marks=(("service", "ecs"),)),
+    Kind("batch_job_queue", RoleTarget, ("AWS::Batch::JobQueue",), ("aws_batch_job_queue",), (),
+         marks=(("service", "batch"),)),
+    Kind("api_destination", RoleTarget, ("AWS::Events::ApiDestination",), ("aws_cloudwatch_event_api_destination",),
+         (), marks=(("service", "api-destination"),)),
+)
+# -- end of role targets ----------------------------------------------------------
 
 # S3 event notifications, one node per destination: in CloudFormation the bucket's
 # NotificationConfiguration lists, in Terraform the blocks of aws_s3_bucket_notification.
@@ -355,6 +407,8 @@ KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
     INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
+    PIPE,
+    *ROLE_TARGETS,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.

@@ -16,6 +16,8 @@ from fanout_lint.report.topology import (
     MAPPING,
     MISSING,
     NOTIFICATION,
+    PIPE,
+    SERVICE,
     QUEUE,
     RULE,
     SCHEDULE,
@@ -44,6 +46,8 @@ _SHAPES = {
     BUCKET: ("folder", ""),
     NOTIFICATION: ("box", "rounded"),
     STREAM: ("box3d", ""),
+    PIPE: ("box", "rounded,bold"),
+    SERVICE: ("box", ""),
 }
 
 

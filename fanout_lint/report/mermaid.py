@@ -21,6 +21,8 @@ from fanout_lint.report.topology import (
     MAPPING,
     MISSING,
     NOTIFICATION,
+    PIPE,
+    SERVICE,
     QUEUE,
     RULE,
     SCHEDULE,
@@ -50,6 +52,8 @@ _SHAPES = {
     BUCKET: ("[/", "\\]"),
     NOTIFICATION: ("([", "])"),
     STREAM: ("[\\", "\\]"),
+    PIPE: ("[\\", "/]"),
+    SERVICE: ("[", "]"),
 }
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 

@@ -41,8 +41,10 @@ from fanout_lint.model.nodes import (
     LambdaPermission,
     Node,
     Notification,
+    Pipe,
     Queue,
     QueuePolicy,
+    RoleTarget,
     Stream,
     Subscription,
     Topic,
@@ -58,13 +60,15 @@ TOPIC, SUBSCRIPTION, QUEUE, DLQ, MAPPING, FUNCTION, EXTERNAL, MISSING = (
 RULE, TARGET, SCHEDULE, BUCKET, NOTIFICATION, STREAM = (
     "rule", "target", "schedule", "bucket", "notification", "stream",
 )
+# EventBridge pipes, and the targets EventBridge reaches only with a role (a state machine, ...)
+PIPE, SERVICE = "pipe", "service"
 # Severity colours shared by the renderers: GitHub's Primer palette, readable in light
 # and dark themes.
 STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
 FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 
 # Kinds that do not count as a hop for --focus: they sit between two resources.
-CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION)
+CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION, PIPE)
 
 
 @dataclass(eq=False, repr=False)
@@ -305,7 +309,7 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
 
 # Drawn whether or not anything points at them; the rest (functions, buckets, streams)
 # when an edge or a finding reaches them.
-_ALWAYS_DRAWN = (Topic, Subscription, Queue, EventSourceMapping, EventRule, EventTarget, Notification)
+_ALWAYS_DRAWN = (Topic, Subscription, Queue, EventSourceMapping, EventRule, EventTarget, Notification, Pipe)
 
 
 def _label(node: Node) -> str:
@@ -358,7 +362,28 @@ def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
         return NOTIFICATION, ("S3 notification",)
     if isinstance(node, Stream):
         return STREAM, ({"kinesis": "Kinesis stream", "dynamodb": "DynamoDB stream"}.get(node.service, "stream"),)
+    if isinstance(node, Pipe):
+        return PIPE, ("EventBridge pipe",) + (("stopped",) if _stopped(node.desired_state) else ())
+    if isinstance(node, RoleTarget):
+        return SERVICE, _service_details(node)
     return MISSING, (node.type or "not in the model",)
+
+
+_SERVICES = {"states": "Step Functions state machine", "firehose": "Firehose delivery stream",
+             "ecs": "ECS cluster", "batch": "Batch job queue", "api-destination": "API destination"}
+
+
+def _service_details(node: RoleTarget) -> tuple[str, ...]:
+    details = (_SERVICES.get(node.service, "service"),)
+    machine_type = single(node.machine_type)
+    if node.service == "states" and isinstance(machine_type, str):
+        details += (machine_type.capitalize(),)
+    return details
+
+
+def _stopped(state) -> bool:
+    value = single(state)
+    return isinstance(value, str) and value.upper() == "STOPPED"
 
 
 def _shown(path: str) -> str:
@@ -432,6 +457,11 @@ def _edges(graph: Graph) -> list[tuple[str, str, str, str, bool]]:
                 edges.append((node.bucket, node.id, "notifies", "", False))
             if node.destination:
                 edges.append((node.id, node.destination, "delivers", "", False))
+        elif isinstance(node, Pipe):
+            if node.source:
+                edges.append((node.source, node.id, "polls", "", False))
+            if node.target:
+                edges.append((node.id, node.target, "invokes", "", False))
         elif isinstance(node, InvokeConfig) and node.function:
             success = single(node.on_success)
             if isinstance(success, str) and success:
