@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-
 from dataclasses import dataclass, replace
 
 from fanout_lint.findings import LoadError, where
@@ -170,8 +169,8 @@ def _refused_read(path: str, args) -> bool:
 
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
     """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
-    from fanout_lint.outcome import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
     from fanout_lint.fixes import rounds
+    from fanout_lint.outcome import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 
     if args.write_baseline:
         sys.stderr.write("fanout-lint: error: --write-baseline cannot be combined with --fix or --diff\n")

@@ -383,10 +383,9 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
+    from fanout_lint.config import unknown_rule
     from fanout_lint.explain import render
     from fanout_lint.settings import find_rule, renamed
-
-    from fanout_lint.config import unknown_rule
 
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:

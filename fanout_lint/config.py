@@ -23,7 +23,13 @@ from fanout_lint.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.repository import top_level
 from fanout_lint.rule import Option, Rule
 from fanout_lint.settings import (
-    Settings, find_rule, match_rules, parse_fail_on, renamed, rule_suggestion, suggestion,
+    Settings,
+    find_rule,
+    match_rules,
+    parse_fail_on,
+    renamed,
+    rule_suggestion,
+    suggestion,
 )
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)

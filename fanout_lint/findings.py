@@ -12,7 +12,6 @@ import enum
 import re
 from dataclasses import dataclass, field
 
-
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.untrusted import clean, clean_loc, clean_optional, clean_path

@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 from fanout_lint.findings import Notice
 from fanout_lint.model.nodes import (
-    EventRule, EventSourceMapping, EventTarget, Loc, Notification, Queue, Subscription, Topic,
+    EventRule,
+    EventSourceMapping,
+    EventTarget,
+    Loc,
+    Notification,
+    Queue,
+    Subscription,
+    Topic,
 )
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)

@@ -25,6 +25,7 @@ from fanout_lint.unit import describe, lint_or_error
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterator
+
     from fanout_lint.discover import Candidate
     from fanout_lint.findings import Result
     from fanout_lint.rule import Rule
@@ -105,8 +106,7 @@ def _alone(candidate: Candidate, rules: tuple[Rule, ...], settings: Settings) ->
     """The unit linted in a pool of its own, so that a failure can only be its own."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from fanout_lint.findings import Result
-    from fanout_lint.findings import LoadError
+    from fanout_lint.findings import LoadError, Result
 
     with _workers(1, rules, settings) as pool:
         try:

@@ -84,7 +84,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     for key, suppression in usable.items():
         if key not in used and _ran(suppression, rules, ran_ids):
             notices[Notice(suppression.loc or Loc(graph.unit.path, 1, 1), _unused(suppression, rules))] = None
-    for loc, text, rule_keys, block in _orphan_comments(graph, on_resources):
+    for loc, _text, rule_keys, block in _orphan_comments(graph, on_resources):
         notices[Notice(loc, _orphan(rule_keys, block, graph.unit.format))] = None
     applied.notices.extend(notices)
     return applied

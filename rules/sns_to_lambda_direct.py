@@ -81,6 +81,7 @@ from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, InvokeConfig, Menti
 from fanout_lint.model.values import Known
 from fanout_lint.model.vocabulary import resource_type
 from fanout_lint.rule import Option, Rule, Violation
+
 from .common import LEVELS, level, named, protocol_is, reported
 
 SEVERITY = Severity.WARNING

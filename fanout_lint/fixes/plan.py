@@ -22,7 +22,8 @@ from __future__ import annotations
 from fanout_lint.findings import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl
-from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement, value as written_value
+from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement
+from fanout_lint.fixes.render import value as written_value
 from fanout_lint.model.defaults import bound_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Body, Node

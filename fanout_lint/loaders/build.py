@@ -191,14 +191,14 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
 
 # The schema is constant (kinds compare by identity): what follows from a kind and a
 # format is worked out once, not per resource.
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _name_path(kind: Kind, fmt: str) -> Path | None:
     """The steps of the kind's physical name in ``fmt``, or None when it has none."""
     name_field = kind.field("name")
     return name_field.steps(fmt) if name_field is not None else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plan(kind: Kind, fmt: str) -> tuple:
     """(field, steps, reader, unset) for each field a view of ``fmt`` reads, in schema
     order; ``unset`` is what the field reads as when the template does not write it."""

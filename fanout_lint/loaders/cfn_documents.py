@@ -147,7 +147,7 @@ def _restore_refs(value: Any, variables: dict, depth: int) -> Any:
         return [_restore_refs(v, variables, depth + 1) for v in value]
     if isinstance(value, str) and value.startswith("@@") and value.endswith("@@") and "@@" not in value[2:-2]:
         name = value[2:-2]
-        return variables[name] if name in variables else {"Ref": name}
+        return variables.get(name, {"Ref": name})
     if isinstance(value, str) and "@@" in value:
         text = _marks_as_sub(value)
         return {"Fn::Sub": [text, variables] if variables else text}

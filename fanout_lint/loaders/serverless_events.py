@@ -279,7 +279,7 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
     if bucket is None:
         props = DerivedMap(loc)
         props["BucketName"] = name
-        for setting, value in (configured or {}).items():
+        for setting, _value in (configured or {}).items():
             if setting != "name" and isinstance(setting, str):
                 props.take(naming.upper_first(setting), configured, setting)
         lambdas = Seq(loc)
