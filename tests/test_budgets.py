@@ -66,9 +66,9 @@ def within(seconds: float = SECONDS):
     assert elapsed < seconds, f"took {elapsed:.1f} s"
 
 
-def check(capsys, *paths) -> tuple[int, dict]:
+def check(capsys, *paths, timed: bool = True) -> tuple[int, dict]:
     """The CLI with JSON output, in this process: exit code and report."""
-    with within():
+    with within(SECONDS if timed else float("inf")):
         code = main(["check", "-j", "1", "--format", "json", *map(str, paths)])
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
@@ -83,10 +83,10 @@ def assert_good_linted(report: dict, good) -> None:
     assert any(f["file"] == str(good) and f["name"] == "missing-dlq" for f in report["findings"]), report
 
 
-def assert_linted_normally(capsys, path, good) -> dict:
+def assert_linted_normally(capsys, path, good, timed: bool = True) -> dict:
     """The hostile unit gives no error (its too-large values are unknown) and the good one
     its finding."""
-    code, report = check(capsys, path, good)
+    code, report = check(capsys, path, good, timed=timed)
     assert not report["errors"], report["errors"]
     assert code == 1
     assert_good_linted(report, good)
@@ -241,15 +241,38 @@ def test_resource_arguments_that_read_each_other(capsys, tmp_path, good):
     assert_linted_normally(capsys, unit, good)
 
 
-def test_squared_numbers_and_doubled_strings(capsys, tmp_path, good):
-    # 3^(2^30) and a string of 2^40 characters: unknown past the limits.
+def spent(monkeypatch) -> list[Budget]:
+    """The budgets the run charges, each once, in order: what its evaluation cost."""
+    budgets: list[Budget] = []
+    for method in ("step", "text"):
+        charge = getattr(Budget, method)
+
+        def counted(self, *args, _charge=charge, **kwargs):
+            if not any(b is self for b in budgets):
+                budgets.append(self)
+            return _charge(self, *args, **kwargs)
+
+        monkeypatch.setattr(Budget, method, counted)
+    return budgets
+
+
+def test_squared_numbers_and_doubled_strings(capsys, tmp_path, good, monkeypatch):
+    # 3^(2^30) and a string of 2^40 characters: unknown past the limits. Counted, not
+    # timed: a few hundred steps (one per expression, each local evaluated once) and a few
+    # times the longest string allowed (each doubling built until it is too long), where
+    # evaluation without memo or limits would take 2^40 of either.
     squares = "".join(f"  a{i} = local.a{i - 1} * local.a{i - 1}\n" for i in range(1, 31))
     doubles = "".join(f'  s{i} = "${{local.s{i - 1}}}${{local.s{i - 1}}}"\n' for i in range(1, 41))
     text = ("locals {\n  a0 = 3\n" + squares + '  s0 = "ab"\n' + doubles + "}\n"
             'resource "aws_sqs_queue" "q" {\n  name = local.s40\n'
             "  visibility_timeout_seconds = local.a30\n  message_retention_seconds = local.a30 + 1\n}\n")
     unit = write_tf(tmp_path / "growth", {"main.tf": text})
-    assert_linted_normally(capsys, unit, good)
+    budgets = spent(monkeypatch)
+    assert_linted_normally(capsys, unit, good, timed=False)
+    assert budgets, "the budget was read"
+    growth = max(budgets, key=lambda budget: budget.characters)  # the Terraform unit's
+    assert growth.steps < 1_000, growth.steps
+    assert growth.characters <= 8 * growth.max_string, growth.characters
 
 
 def test_module_calls_fanning_out(capsys, tmp_path, good):
