@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
@@ -43,9 +44,7 @@ from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates,
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Protocol
-else:
-    Protocol = object  # a structural type for readers and type checkers; nothing checks it at run time
+    from typing import Any, Iterable
 
 Path = tuple[str, ...]
 HIDDEN = Unknown("the template hides the properties")

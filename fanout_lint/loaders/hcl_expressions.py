@@ -25,6 +25,7 @@ import json
 import operator
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.loaders.hcl_tree import (
@@ -47,9 +48,7 @@ from fanout_lint.model.values import LITERAL, Known, OneOf, Unknown, Value, cand
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Protocol
-else:
-    Protocol = object  # a structural type for readers and type checkers; nothing checks it at run time
+    from typing import Any, Callable
 
 MAX_DEPTH = 64
 MAX_ITEMS = 16  # count / for_each instances tracked as a choice
