@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 from collections import deque
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from fanout_lint.unit import describe, lint_or_error
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterator
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint.findings import Finding, Notice, Suppressed
 from fanout_lint.model.graph import Graph
@@ -28,7 +29,6 @@ from fanout_lint.rule import Rule
 from fanout_lint.settings import find_rule, renamed, rule_suggestion
 from fanout_lint.untrusted import clean_path
 
-TYPE_CHECKING = False  # typing's, without importing typing
 if TYPE_CHECKING:
     import datetime
 

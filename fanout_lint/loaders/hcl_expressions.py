@@ -25,7 +25,7 @@ import json
 import operator
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.loaders.hcl_tree import (
@@ -46,7 +46,6 @@ from fanout_lint.loaders.hcl_tree import (
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import LITERAL, Known, OneOf, Unknown, Value, candidates, choice, combine
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Callable
 
