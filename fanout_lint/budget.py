@@ -25,8 +25,8 @@ stops within seconds and a few hundred MB.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterable
 

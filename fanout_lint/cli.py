@@ -211,10 +211,10 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
     if args.command == "explain":
         return _explain(args)
     if args.command == "graph":
-        from fanout_lint.graph_command import run
+        from fanout_lint import graph_command
 
         startup.over()  # it lints
-        return run(args)
+        return graph_command.run(args)
     return _check(args, startup)
 
 
@@ -419,10 +419,9 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
+    from fanout_lint.config import unknown_rule
     from fanout_lint.explain import render
     from fanout_lint.settings import find_rule, renamed
-
-    from fanout_lint.config import unknown_rule
 
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint import unsupported
 from fanout_lint.confine import NOT_FOLLOWED, Roots, is_inside, outside
@@ -34,12 +35,11 @@ from fanout_lint.regular_files import resolved_path
 from fanout_lint.repository import repo_root
 from fanout_lint.terraform_files import suffix_of
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Callable, Union
+    from typing import Callable
 
     # globs, or a function of the path (each directory's configuration: hierarchy.py)
-    Exclude = Union[tuple[str, ...], Callable[[str, bool], bool]]
+    Exclude = tuple[str, ...] | Callable[[str, bool], bool]
 
 # Real repositories stay below 30 levels (deep Java packages reach about 20); a tree
 # deeper than this is generated or hostile, and its paths approach PATH_MAX anyway.

@@ -52,8 +52,8 @@ def run(args) -> int:
 
     from fanout_lint.config import ConfigError, Flags
     from fanout_lint.confine import Roots
-    from fanout_lint.hierarchy import Hierarchy
     from fanout_lint.engine import lint_paths
+    from fanout_lint.hierarchy import Hierarchy
     from fanout_lint.links import RULE_DOCS_URL
     from fanout_lint.report import topology
     from fanout_lint.rules import ALL_RULES

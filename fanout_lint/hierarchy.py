@@ -33,8 +33,16 @@ import os
 from dataclasses import dataclass, replace
 
 from fanout_lint.config import (
-    DEDICATED, PYPROJECT, ConfigError, FileConfig, Flags, _above_repository, _has_our_table, _near_miss,
-    load_config, settings_from,
+    DEDICATED,
+    PYPROJECT,
+    ConfigError,
+    FileConfig,
+    Flags,
+    _above_repository,
+    _has_our_table,
+    _near_miss,
+    load_config,
+    settings_from,
 )
 from fanout_lint.confine import Roots, is_link, lexists
 from fanout_lint.discover import matches_exclude

@@ -19,12 +19,13 @@ from __future__ import annotations
 import os
 from collections import deque
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from fanout_lint.unit import describe, lint_or_error
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterator
+
     from fanout_lint.discover import Candidate
     from fanout_lint.findings import Result
     from fanout_lint.rule import Rule
@@ -115,8 +116,7 @@ def _alone(item: tuple[int, Candidate], rules: tuple[Rule, ...], table: tuple[Se
     """The unit linted in a pool of its own, so that a failure can only be its own."""
     from concurrent.futures.process import BrokenProcessPool
 
-    from fanout_lint.findings import Result
-    from fanout_lint.findings import LoadError
+    from fanout_lint.findings import LoadError, Result
 
     candidate = item[1]
     with _workers(1, rules, table) as pool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint.findings import Finding, Notice, Suppressed
 from fanout_lint.model.graph import Graph
@@ -28,7 +29,6 @@ from fanout_lint.rule import Rule
 from fanout_lint.settings import find_rule, renamed, rule_suggestion
 from fanout_lint.untrusted import clean_path
 
-TYPE_CHECKING = False  # typing's, without importing typing
 if TYPE_CHECKING:
     import datetime
 
@@ -84,7 +84,7 @@ def apply_inline(graph: Graph, findings: list[Finding], rules: tuple[Rule, ...],
     for key, suppression in usable.items():
         if key not in used and _ran(suppression, rules, ran_ids):
             notices[Notice(suppression.loc or Loc(graph.unit.path, 1, 1), _unused(suppression, rules))] = None
-    for loc, text, rule_keys, block in _orphan_comments(graph, on_resources):
+    for loc, _text, rule_keys, block in _orphan_comments(graph, on_resources):
         notices[Notice(loc, _orphan(rule_keys, block, graph.unit.format))] = None
     applied.notices.extend(notices)
     return applied

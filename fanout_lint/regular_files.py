@@ -14,6 +14,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -53,7 +54,8 @@ _CHUNK = 1 * MIB
 # editor sends on standard input with ``--stdin-filename``, or the unsaved buffers of the
 # language server. Scoped to one block of one thread (``overlaid``): a context variable is
 # each thread's own, so the server's lints and the command line never see each other's.
-_OVERLAY: ContextVar[Mapping[str, bytes]] = ContextVar("fanout_lint_overlay", default={})
+_NO_OVERLAY: Mapping[str, bytes] = MappingProxyType({})  # read-only: a shared default cannot be changed
+_OVERLAY: ContextVar[Mapping[str, bytes]] = ContextVar("fanout_lint_overlay", default=_NO_OVERLAY)
 
 
 @contextmanager

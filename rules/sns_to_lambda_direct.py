@@ -94,6 +94,7 @@ from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, Function, InvokeCon
 from fanout_lint.model.values import Known, verdict
 from fanout_lint.model.vocabulary import resource_type, term
 from fanout_lint.rule import Option, Rule, Violation
+
 from .common import LEVELS, level, named, protocol_is, reported
 
 SEVERITY = Severity.WARNING

@@ -61,6 +61,7 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="counting instructions needs valgrind")
 def test_growth_counts_instructions_of_a_process_a_size(tmp_path):
     from bench import growth

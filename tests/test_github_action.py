@@ -142,6 +142,7 @@ def _repo(tmp_path):
     return work
 
 
+@pytest.mark.slow
 def test_the_steps_in_order_print_upload_summarise_and_gate(runner, tmp_path):
     work = _repo(tmp_path)
     inputs = {"paths": "my infra\n clean.yaml\n", "config": "fanout.toml", "sarif-file": "out/fanout-lint.sarif"}
@@ -169,6 +170,7 @@ def test_the_steps_in_order_print_upload_summarise_and_gate(runner, tmp_path):
     assert broken.returncode == 2  # soft-fail does not hide a file that could not be linted
 
 
+@pytest.mark.slow
 def test_two_uses_in_one_repository_upload_under_different_categories(runner, tmp_path):
     work = _repo(tmp_path)
     categories = []
@@ -180,6 +182,7 @@ def test_two_uses_in_one_repository_upload_under_different_categories(runner, tm
     assert runner.outputs()["category"] == "fanout-lint-cdk"
 
 
+@pytest.mark.slow
 def test_annotations_baseline_and_extra_arguments(runner, tmp_path):
     work = _repo(tmp_path)
     lint = runner.run("Run fanout-lint", work, {"paths": "my infra", "annotations": "true",
@@ -200,6 +203,7 @@ def test_annotations_baseline_and_extra_arguments(runner, tmp_path):
     assert result["baselineState"] == "unchanged" and result["suppressions"][0]["kind"] == "external"
 
 
+@pytest.mark.slow
 def test_a_clean_tree_with_fail_on_error(runner, tmp_path):
     work = tmp_path / "repo"
     work.mkdir()
@@ -229,6 +233,7 @@ def test_the_job_summary_of_a_large_repository_stays_under_githubs_limit(tmp_pat
     assert out.count("| error |") + out.count("| warning |") + out.count("| info |") > 1000
 
 
+@pytest.mark.slow
 def test_the_job_summary_reads_the_gates_baseline_and_arguments(runner, tmp_path):
     work = _repo(tmp_path)
     (work / "other.yaml").write_text((work / "my infra" / "broken.yaml").read_text(encoding="utf-8"), encoding="utf-8")
@@ -247,6 +252,7 @@ def test_the_job_summary_reads_the_gates_baseline_and_arguments(runner, tmp_path
     assert "other.yaml:5" in text and "broken.yaml:5" not in text, text[:1500]
 
 
+@pytest.mark.slow
 def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_path, action):
     step = _step(action, "Key fanout-lint")
     env = runner.env(step, {}, {"python.python-version": "3.12.7"})
@@ -262,6 +268,7 @@ def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_
         assert "fanout-lint-venv" in cached["with"]["path"] and "lark-cache" in cached["with"]["path"]
 
 
+@pytest.mark.slow
 def test_a_path_with_spaces_is_one_path_and_never_an_option(runner, tmp_path):
     work = _repo(tmp_path)
     hostile = work / "x --fail-on none"
@@ -283,6 +290,7 @@ def test_a_path_with_spaces_is_one_path_and_never_an_option(runner, tmp_path):
     assert not outside.exists()
 
 
+@pytest.mark.slow
 def test_the_args_input_cannot_end_the_options(runner, tmp_path):
     work = _repo(tmp_path)
     lint = runner.run("Run fanout-lint", work, {"paths": "my infra", "args": "--select FL2 -- clean.yaml"})
@@ -291,6 +299,7 @@ def test_the_args_input_cannot_end_the_options(runner, tmp_path):
     assert "::error title=fanout-lint::the args input cannot hold --" in lint.stdout
 
 
+@pytest.mark.slow
 def test_isolated_pins_the_gate_against_the_checkouts_configuration(runner, tmp_path):
     work = _repo(tmp_path)
     (work / ".fanout-lint.toml").write_text('fail-on = "none"\n', encoding="utf-8")

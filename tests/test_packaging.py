@@ -13,18 +13,21 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_wheel_contains_every_rule_module(tmp_path):
-    # Build from a copy: an in-tree build writes build/ into the checkout, which
-    # concurrent runs would share.
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> str:
+    """The wheel, built once for this module's tests. Built from a copy: an in-tree
+    build writes build/ into the checkout, which concurrent runs would share."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps",
-         "-q", "-w", str(tmp_path / "wheel")],
-        check=True, capture_output=True, timeout=300,
-    )
-    wheel = next((tmp_path / "wheel").glob("fanout_lint-*.whl"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
+                   check=True, capture_output=True, timeout=300)
+    return str(next((tmp_path / "wheel").glob("fanout_lint-*.whl")))
+
+
+@pytest.mark.slow
+def test_wheel_contains_every_rule_module(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     rule_modules = sorted(f for f in os.listdir(os.path.join(ROOT, "rules")) if f.endswith(".py"))
     assert rule_modules
@@ -37,18 +40,6 @@ def test_wheel_contains_every_rule_module(tmp_path):
             assert os.path.relpath(dirpath, ROOT) in packages, f"{dirpath} is not in the wheel"
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> str:
-    """The wheel, built once for the tests of what PyPI shows."""
-    tmp_path = tmp_path_factory.mktemp("wheel")
-    source = tmp_path / "src"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "-q", "-w", str(tmp_path / "wheel")],
-                   check=True, capture_output=True, timeout=300)
-    return str(next((tmp_path / "wheel").glob("fanout_lint-*.whl")))
-
-
 def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
     with zipfile.ZipFile(wheel) as archive:
         name = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
@@ -58,6 +49,7 @@ def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
     return fields, body
 
 
+@pytest.mark.slow
 def test_the_metadata_pypi_shows(wheel):
     from fanout_lint.links import PROJECT_URL
 
@@ -77,6 +69,7 @@ def test_the_metadata_pypi_shows(wheel):
     assert values["Description-Content-Type"] == ["text/markdown"] and body.startswith("# fanout-lint")
 
 
+@pytest.mark.slow
 def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(wheel, tmp_path):
     """The description's first block, run as written against the wheel installed in an
     environment of its own (the install line is the only one replaced)."""

@@ -57,7 +57,9 @@ def test_terraform_files_of_one_directory_are_one_unit(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def hook_runner(tmp_path_factory):
+def hook_env(tmp_path_factory) -> dict:
+    """The environment of every git and pre-commit command here: pre-commit's cache of
+    hook environments in a directory of this module's, shared by its tests."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     if not os.path.exists(os.path.join(ROOT, ".git")):  # a directory, or a file in a worktree
@@ -67,13 +69,38 @@ def hook_runner(tmp_path_factory):
     env = dict(os.environ, PRE_COMMIT_HOME=str(home), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com", PRE_COMMIT_COLOR="never")
     env.pop("PRE_COMMIT", None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def hook_source(tmp_path_factory, hook_env):
+    """This checkout (uncommitted changes included) as a committed repository, for a
+    .pre-commit-config.yaml to name with a rev: pre-commit installs the hook from it
+    once, and every test here runs that one installation."""
+    source = tmp_path_factory.mktemp("hook-source") / "fanout-lint"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
+    for command in (["git", "init", "-q"], ["git", "add", "--all"], ["git", "commit", "-q", "-m", "hook"]):
+        subprocess.run(command, cwd=source, env=hook_env, check=True, capture_output=True)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, env=hook_env, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    return str(source), rev
+
+
+@pytest.fixture(scope="module")
+def hook_runner(hook_env, hook_source):
+    env = hook_env
+    source, rev = hook_source
 
     def run(repo, *files) -> subprocess.CompletedProcess:
+        config = os.path.join(repo, ".pre-commit-config.yaml")
+        if not os.path.exists(config):  # the hook as the README's recipe names it, with its own args
+            with open(config, "w", encoding="utf-8") as handle:
+                handle.write(f"repos:\n  - repo: {source}\n    rev: {rev}\n    hooks:\n      - id: fanout-lint\n")
         subprocess.run(["git", "add", "--all"], cwd=repo, env=env, check=True, capture_output=True)
-        # try-repo installs the hook from this checkout (uncommitted changes included) with pip
         chosen = ["--all-files"] if not files else ["--files", *files]
         return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", ROOT, "fanout-lint", *chosen],
+            [sys.executable, "-m", "pre_commit", "run", *chosen],
             cwd=repo, env=env, capture_output=True, text=True, timeout=600,
         )
 
@@ -86,6 +113,7 @@ def _repo(path, env) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -107,6 +135,7 @@ def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_p
     assert "Passed" in output
 
 
+@pytest.mark.slow
 def test_real_pre_commit_passes_a_file_named_like_an_option_as_a_path(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -125,6 +154,7 @@ def test_real_pre_commit_passes_a_file_named_like_an_option_as_a_path(tmp_path, 
         assert handle.read() == '{"name": "victim"}\n'
 
 
+@pytest.mark.slow
 def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -140,6 +170,7 @@ def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runn
     assert "infra/main.tf:4:1: FL201 [error]" in output
 
 
+@pytest.mark.slow
 def test_real_pre_commit_lints_the_directory_of_a_changed_tfvars_file(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -175,6 +206,7 @@ resource "aws_lambda_event_source_mapping" "m" {
 """
 
 
+@pytest.mark.slow
 def test_real_pre_commit_lints_a_changed_module_in_the_roots_that_call_it(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -194,21 +226,7 @@ def test_real_pre_commit_lints_a_changed_module_in_the_roots_that_call_it(tmp_pa
     assert "2 units checked" in output
 
 
-@pytest.fixture(scope="module")
-def hook_source(tmp_path_factory, hook_runner):
-    """This checkout as a committed repository, for a .pre-commit-config.yaml to name with
-    a rev (try-repo takes no args)."""
-    _, env = hook_runner
-    source = tmp_path_factory.mktemp("hook-source") / "fanout-lint"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
-    for command in (["git", "init", "-q"], ["git", "add", "--all"], ["git", "commit", "-q", "-m", "hook"]):
-        subprocess.run(command, cwd=source, env=env, check=True, capture_output=True)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, env=env, check=True, capture_output=True,
-                         text=True).stdout.strip()
-    return str(source), rev
-
-
+@pytest.mark.slow
 def test_a_comment_only_commit_in_a_baselined_module_passes(tmp_path, hook_runner, hook_source):
     _, env = hook_runner
     source, rev = hook_source

@@ -42,14 +42,14 @@ def test_terraform_loads_lark_but_neither_python_hcl2_nor_pyyaml(tmp_path):
     os.path.join(FIXTURES, "missing-dlq", "cdk_fires.json"),
 ])
 def test_json_templates_load_neither_pyyaml_nor_lark(tmp_path, template):
-    assert not _imported(tmp_path, template) & {"yaml", "lark", "hcl2", "cfnlint", "typing"}
+    assert not _imported(tmp_path, template) & {"yaml", "lark", "hcl2", "cfnlint"}
 
 
 def test_yaml_templates_load_no_hcl_parser(tmp_path):
     top = _imported(tmp_path, os.path.join(FIXTURES, "missing-dlq", "cfn_fires.yaml"))
     assert "yaml" in top and not top & {"lark", "hcl2", "cfnlint"}
-    # nor typing (about 2.5 ms), nor OpenSSL, nor the modules of did-you-mean hints
-    assert not top & {"typing", "hashlib", "difflib", "textwrap"}
+    # nor OpenSSL, nor the modules of did-you-mean hints
+    assert not top & {"hashlib", "difflib", "textwrap"}
 
 
 def test_a_template_without_link_words_loads_neither_the_linker_nor_other_commands(tmp_path):
@@ -70,8 +70,8 @@ def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path):
 
 
 def test_every_dataclass_writes_its_own_docstring():
-    # dataclass() computes a missing docstring from inspect.signature at every start,
-    # and a record without one is undocumented: each says what it holds.
+    # a record without a docstring is undocumented (dataclass() would make one of its
+    # signature, at every start): each says what it holds.
     import dataclasses
     import importlib
     import pkgutil
@@ -93,95 +93,6 @@ def test_every_dataclass_writes_its_own_docstring():
                 if doc.startswith(value.__name__ + "("):  # the one dataclass() made
                     undocumented.append(f"{module.__name__}.{value.__qualname__}")
     assert not undocumented, undocumented
-
-
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="dataclasses reads inspect for every class from 3.12")
-def test_a_run_imports_no_inspect(tmp_path):
-    # dataclasses imports it only to write the docstrings no class here lacks: the entry
-    # point stands in for it (fanout_lint/launch.py)
-    modules = _modules(tmp_path, os.path.join(FIXTURES, "missing-dlq", "cfn_fires.yaml"))
-    assert "dataclasses" in modules
-    assert not modules & {"inspect", "ast", "dis", "tokenize"}
-
-
-DEFERRED_INSPECT = """
-import sys
-from fanout_lint.launch import defer
-defer("inspect")
-import dataclasses
-import inspect as stand_in
-assert "ast" not in sys.modules and sys.modules["inspect"] is stand_in
-
-@dataclasses.dataclass
-class Undocumented:  # dataclass() reads inspect.signature for its docstring
-    size: int
-
-import inspect
-print(Undocumented.__doc__)
-print(inspect is not stand_in, "ast" in sys.modules, stand_in.getdoc is inspect.getdoc)
-print(inspect.signature(Undocumented))
-"""
-
-
-def test_the_stand_in_for_inspect_is_the_real_module_at_first_use():
-    done = subprocess.run([sys.executable, "-c", DEFERRED_INSPECT], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["Undocumented(size: int)", "True True True", "(size: int) -> None"]
-
-
-def test_the_stand_in_leaves_an_imported_module_alone():
-    import inspect
-
-    from fanout_lint.launch import defer
-
-    defer("inspect")
-    assert sys.modules["inspect"] is inspect
-
-
-def test_the_process_ends_with_its_output_whole_and_its_exit_code(tmp_path, capsys):
-    # the entry point ends the process without the interpreter's teardown: what was
-    # written to a pipe is all there (a report of some 300 KB), and the exit code is the
-    # run's, as when main() runs in this process
-    from fanout_lint.cli import main
-
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # a pipe's buffer
-    for paths in ([FIXTURES], [os.path.join(ROOT, "examples", "clean")]):
-        args = ["--format", "json", "--no-cache", "-j", "1", *paths]
-        done = subprocess.run([sys.executable, "-m", "fanout_lint", *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120, env=env)
-        code = main(args)
-        assert (done.returncode, done.stdout) == (code, capsys.readouterr().out)
-        assert done.stdout.endswith("}\n")
-    assert len(done.stdout) > 100 and code == 0
-
-
-def test_a_profiler_or_an_exit_handler_of_the_caller_still_gets_the_exit(tmp_path):
-    # the entry point's quick exit is for a process nothing else watches
-    stats = tmp_path / "run.prof"
-    clean = os.path.join(ROOT, "examples", "clean")
-    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "fanout_lint", "--no-cache",
-                           clean], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert stats.stat().st_size > 0
-    marker = tmp_path / "exit-handler-ran"
-    script = (f"import atexit, sys; atexit.register(open, {str(marker)!r}, 'w'); "
-              f"sys.argv[1:] = ['--no-cache', {clean!r}]; from fanout_lint.launch import main; sys.exit(main())")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0 and done.stdout.endswith("checked\n"), done.stderr
-    assert marker.exists()
-
-
-def test_a_serial_run_leaves_nothing_watching_its_exit():
-    # else the quick exit would never be taken: a run that imports a worker pool, or
-    # registers an exit handler, would lose it unnoticed
-    script = ("import io, contextlib, sys; from fanout_lint.cli import main; from fanout_lint.launch import watched\n"
-              "for paths in (['examples/broken'], ['tests/fixtures/missing-dlq']):\n"
-              "    with contextlib.redirect_stdout(io.StringIO()):\n"
-              "        main(['--no-cache', '-j', '1', *paths])\n"
-              "print(watched())")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.stdout == "False\n", done.stderr
 
 
 def _package_classes():

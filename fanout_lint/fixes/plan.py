@@ -19,10 +19,13 @@ A fix is planned only where making it changes that setting and nothing else:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fanout_lint.findings import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl
-from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement, value as written_value
+from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement
+from fanout_lint.fixes.render import value as written_value
 from fanout_lint.model.defaults import bound_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Body, Node
@@ -31,7 +34,6 @@ from fanout_lint.model.values import DEFAULT, LITERAL, Known, Value
 from fanout_lint.model.vocabulary import _path, setting
 from fanout_lint.rule import Fix
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

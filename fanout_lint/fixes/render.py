@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import binascii
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fanout_lint.findings import Finding
 from fanout_lint.fixes.positions import is_hcl
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.regular_files import HCL_FILE_BYTES, TEMPLATE_BYTES, read_bounded
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterable
 

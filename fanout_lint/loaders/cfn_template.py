@@ -8,12 +8,12 @@ builder only knows plain CloudFormation.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint.loaders.located import Map, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

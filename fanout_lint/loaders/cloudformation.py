@@ -10,6 +10,7 @@ suppressions in ``Metadata``. Each resource is then handed to the one builder
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fanout_lint.budget import Budget
 from fanout_lint.loaders.build import build
@@ -22,7 +23,6 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Written
 from fanout_lint.not_modelled import NotModelled, of_cloudformation
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -25,9 +25,9 @@ import json
 import operator
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from fanout_lint.budget import Budget, TooLarge
-from fanout_lint.model.record import ValueRecord
 from fanout_lint.loaders.hcl_tree import (
     Binary,
     Call,
@@ -43,13 +43,11 @@ from fanout_lint.loaders.hcl_tree import (
     TupleExpr,
     Unary,
 )
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import LITERAL, Known, OneOf, Unknown, Value, candidates, choice, combine
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Protocol
-else:
-    Protocol = object  # a structural type for readers and type checkers; nothing checks it at run time
+    from typing import Any, Callable
 
 MAX_DEPTH = 64
 MAX_ITEMS = 16  # count / for_each instances tracked as a choice
@@ -185,7 +183,7 @@ class Evaluator:
         values = []
         for key_expr, value_expr in expr.items:
             key = self.eval(key_expr, depth + 1)
-            if not isinstance(key, Known) or isinstance(key.value, ATOMS) or isinstance(key.value, (dict, list)):
+            if not isinstance(key, Known) or isinstance(key.value, (ATOMS, dict, list)):
                 return Unknown("object key is not known")
             value = self.eval(value_expr, depth + 1)
             values.append(value)
@@ -262,7 +260,7 @@ def access(value: Value, steps: tuple) -> Value:
             if not isinstance(key, Known):
                 return Unknown("index is not known")
             key = key.value
-            if isinstance(key, (dict, list)) or isinstance(key, ATOMS):
+            if isinstance(key, (dict, list, ATOMS)):
                 return Unknown("index is not a string or number")
         results = []
         for option in options:
@@ -534,7 +532,7 @@ def _safe(compute: Callable[[], Value]) -> Value:
 
 
 def _number(budget: Budget, raw: Any) -> int | float:
-    if isinstance(raw, bool) or isinstance(raw, ATOMS) or raw is None:
+    if isinstance(raw, (bool, ATOMS)) or raw is None:
         raise EvalError("not a number")
     if isinstance(raw, (int, float)):
         return raw
@@ -617,7 +615,7 @@ def _map(budget: Budget, raw: Any) -> dict:
 
 
 def _key(raw: Any) -> str:
-    if isinstance(raw, (dict, list)) or isinstance(raw, ATOMS):
+    if isinstance(raw, (dict, list, ATOMS)):
         raise EvalError("key is not a string or number")
     return str(raw)
 

@@ -93,13 +93,13 @@ def grammar_path() -> str:
     return os.path.join(list(spec.submodule_search_locations)[0], "hcl2.lark")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def grammar_text() -> str:
     with open(grammar_path(), encoding="utf-8") as handle:
         return handle.read()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parser_grammar() -> str:
     """The grammar the parser is built from: python-hcl2's, its heredoc terminals linear."""
     return linear_heredocs(grammar_text())
@@ -116,7 +116,7 @@ def linear_heredocs(grammar: str) -> str:
     return "\n".join(lines)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def syntax_fingerprint() -> str:
     """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
     this package's version and the sources of the modules that shape the tree. Computed
@@ -135,7 +135,7 @@ def syntax_fingerprint() -> str:
     return digest.hexdigest()[:32]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def parser():
     """The parser, built once per process: a pure function of the installed grammar and
     Lark, like python-hcl2's own cached parser."""

@@ -22,8 +22,27 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from fanout_lint.budget import MAX_REREADS, Budget, BudgetExceeded
 from fanout_lint.loaders.hcl_parser import parser
 from fanout_lint.loaders.hcl_tree import (
-    MAX_DEPTH, Attribute, Binary, Block, Body, Call, Comment, Conditional, Expr, GetAttr, HclError,
-    HclFile, Index, Literal, Name, ObjectExpr, Opaque, Pos, Template, TupleExpr, Unary,
+    MAX_DEPTH,
+    Attribute,
+    Binary,
+    Block,
+    Body,
+    Call,
+    Comment,
+    Conditional,
+    Expr,
+    GetAttr,
+    HclError,
+    HclFile,
+    Index,
+    Literal,
+    Name,
+    ObjectExpr,
+    Opaque,
+    Pos,
+    Template,
+    TupleExpr,
+    Unary,
 )
 from fanout_lint.loaders.suppression_comments import MARKER
 
@@ -343,9 +362,7 @@ def _string(parts: list, depth: int, budget: Budget) -> Expr:
             continue
         child = part.children[0]
         if isinstance(child, Token):
-            if child.type == "ESCAPED_INTERPOLATION":
-                pieces.append(str(child)[1:])
-            elif child.type == "ESCAPED_DIRECTIVE":
+            if child.type == "ESCAPED_INTERPOLATION" or child.type == "ESCAPED_DIRECTIVE":
                 pieces.append(str(child)[1:])
             else:
                 pieces.append(_unescape(str(child), child.line))

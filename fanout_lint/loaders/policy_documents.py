@@ -8,12 +8,12 @@ so rules can stay silent about it.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from fanout_lint.loaders.located import loc_of
 from fanout_lint.model.nodes import Loc, Statement
 from fanout_lint.model.values import Known, Unknown, Value
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any, Callable
 

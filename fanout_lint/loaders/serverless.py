@@ -55,6 +55,7 @@ may have (every topic counts as exported).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from fanout_lint.budget import Budget
 from fanout_lint.findings import LoadError
@@ -76,7 +77,6 @@ from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit
 from fanout_lint.model.values import default
 from fanout_lint.not_modelled import NotModelled, note, of_cloudformation, of_serverless_plugins
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

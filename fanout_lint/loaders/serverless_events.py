@@ -42,6 +42,7 @@ A name the file does not prove makes the logical ID one named by its event
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint.loaders import serverless_naming as naming
 from fanout_lint.loaders.cfn_template import RawResource
@@ -49,7 +50,6 @@ from fanout_lint.loaders.located import DerivedMap, Map, Seq, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.record import Record, ValueRecord
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -279,7 +279,7 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
     if bucket is None:
         props = DerivedMap(loc)
         props["BucketName"] = name
-        for setting, value in (configured or {}).items():
+        for setting, _value in (configured or {}).items():
             if setting != "name" and isinstance(setting, str):
                 props.take(naming.upper_first(setting), configured, setting)
         lambdas = Seq(loc)

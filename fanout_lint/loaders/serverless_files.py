@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from fanout_lint import confine
 from fanout_lint.findings import LoadError
@@ -37,7 +38,6 @@ from fanout_lint.model.record import Record
 from fanout_lint.regular_files import read_bounded
 from fanout_lint.repository import top_level
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

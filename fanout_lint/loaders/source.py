@@ -303,7 +303,12 @@ def _build(parser, file: str, text: str):
     thousands of times.
     """
     from yaml import (
-        AliasEvent, MappingEndEvent, MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent,
+        AliasEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
         StreamEndEvent,
     )
 
@@ -486,7 +491,7 @@ def parse_json(text: str, file: str, wanted=None, read=None):
     such as trailing commas, hence ``json`` first. Where libyaml rejects valid JSON (rare
     escapes), keys are found by search.
     """
-    from fanout_lint.loaders.json_source import UNLOCATABLE, locate, loads
+    from fanout_lint.loaders.json_source import UNLOCATABLE, loads, locate
 
     collecting = gc.isenabled()
     gc.disable()  # the tree holds no reference cycles (see parse_yaml)

@@ -12,6 +12,7 @@ suppressions. Every written argument keeps its span, so findings point at it.
 from __future__ import annotations
 
 import bisect
+from typing import TYPE_CHECKING
 
 from fanout_lint.budget import TooLarge
 from fanout_lint.findings import LoadError
@@ -45,10 +46,9 @@ from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Uni
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.not_modelled import NotModelled, esm_kind
-from fanout_lint.terraform_files import is_json
 from fanout_lint.parse_cache import ParseCache
+from fanout_lint.terraform_files import is_json
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Any
 

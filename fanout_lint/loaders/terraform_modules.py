@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from fanout_lint.budget import Budget, TooLarge
 from fanout_lint.confine import problem
 from fanout_lint.findings import LoadError
-from fanout_lint.model.record import Record
 from fanout_lint.loaders.hcl_expressions import (
     EvalError,
     Evaluator,
@@ -32,13 +31,14 @@ from fanout_lint.loaders.hcl_expressions import (
     embed,
     encode_json,
 )
-from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.hcl_parser import syntax_fingerprint
+from fanout_lint.loaders.hcl_tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.hcl_tree_data import file_from_data, file_to_data
 from fanout_lint.loaders.numbers import long_number_error
 from fanout_lint.loaders.source import ParseError, decode
 from fanout_lint.loaders.terraform_json import parse_tf_json
 from fanout_lint.loaders.terraform_overrides import merge_overrides
+from fanout_lint.model.record import Record
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
 from fanout_lint.parse_cache import ParseCache
 from fanout_lint.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
@@ -117,9 +117,9 @@ def _read_dir(unit: UnitState, directory: str, root: bool) -> list[HclFile]:
     if not files.overrides:
         return parsed
     merged, problems = merge_overrides(parsed, _parse_all(unit, directory, files.overrides))
-    for problem in problems:
+    for conflict in problems:
         # Terraform refuses such a configuration: what it means is not known.
-        unit.errors.append(LoadError(problem.file, problem.line, f"{problem.message} (the unit is not linted)"))
+        unit.errors.append(LoadError(conflict.file, conflict.line, f"{conflict.message} (the unit is not linted)"))
         unit.incomplete = True
     return merged
 
@@ -561,9 +561,7 @@ def exists(resource: Resource) -> bool:
     scope = instance_scope(resource)
     if isinstance(scope.count, Known) and scope.count.value == 0:
         return False
-    if isinstance(scope.for_each, Known) and scope.for_each.value in ([], {}):
-        return False
-    return True
+    return not (isinstance(scope.for_each, Known) and scope.for_each.value in ([], {}))
 
 
 def _instances(for_each: Value) -> list | None:

@@ -6,6 +6,7 @@ Indexes are built once, in linear time, so that no rule joins lists in a loop.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from fanout_lint.model.nodes import (
     DeadLetterUse,
@@ -32,7 +33,6 @@ from fanout_lint.model.nodes import (
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.values import Known, verdict
 
-TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
     from typing import Iterable, TypeVar
 
@@ -110,9 +110,9 @@ class Graph:
                 self._mappings_of[esm.function].append(esm)
         # on-success destinations carry results, not failures; None when one cannot be read
         on_success = [c.on_success for c in self._of_kind(InvokeConfig)]
+        known = [v for v in on_success if isinstance(v, Known)]
         self._on_success: frozenset[str] | None = (
-            frozenset(v.value for v in on_success if v.value) if all(isinstance(v, Known) for v in on_success)
-            else None
+            frozenset(v.value for v in known if v.value) if len(known) == len(on_success) else None
         )
         # EventBridge pipes, by the queue or stream they read
         self._pipes_reading: dict[str, list[Pipe]] = defaultdict(list)

@@ -9,6 +9,7 @@ module, and read a record's fields when they run.
 from __future__ import annotations
 
 from dataclasses import fields
+from functools import cache
 
 
 class Record:
@@ -46,4 +47,9 @@ class ValueRecord(Record):
 
 def compared(record: ValueRecord) -> tuple:
     """The values of ``record``'s compared fields, in order: what equality and the hash read."""
-    return tuple([getattr(record, field.name) for field in fields(record) if field.compare])
+    return tuple([getattr(record, name) for name in _compared_names(record.__class__)])
+
+
+@cache  # per class: a hostile template's value may hold a million records, each hashed
+def _compared_names(cls: type) -> tuple[str, ...]:
+    return tuple(field.name for field in fields(cls) if field.compare)

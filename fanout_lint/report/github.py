@@ -10,8 +10,7 @@ name or path can end up only inside a command's message or property, never start
 
 from __future__ import annotations
 
-from fanout_lint.findings import Result
-from fanout_lint.findings import Severity
+from fanout_lint.findings import Result, Severity
 from fanout_lint.fingerprint import relative_path
 from fanout_lint.report.text import summary
 

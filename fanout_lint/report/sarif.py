@@ -21,7 +21,8 @@ import pathlib
 
 from fanout_lint import __version__
 from fanout_lint.findings import Finding, FindingFix, Result, Severity
-from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION, fingerprint, relative_path
+from fanout_lint.fingerprint import VERSION as FINGERPRINT_VERSION
+from fanout_lint.fingerprint import fingerprint, relative_path
 from fanout_lint.links import PROJECT_URL, rule_url
 from fanout_lint.model.nodes import Loc
 from fanout_lint.rule import Rule, _dedent

@@ -12,8 +12,8 @@ only with ``--color``.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Result
-from fanout_lint.findings import Severity, where as location
+from fanout_lint.findings import Result, Severity
+from fanout_lint.findings import where as location
 
 _COLOURS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.INFO: "\033[36m"}
 _RESET = "\033[0m"

@@ -28,7 +28,6 @@ from functools import cached_property
 
 from fanout_lint.findings import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.nodes import (
     NESTS,
     Bucket,
@@ -49,6 +48,7 @@ from fanout_lint.model.nodes import (
     Subscription,
     Topic,
 )
+from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import candidates, is_false, single
 from fanout_lint.untrusted import clean
 

@@ -186,7 +186,9 @@ def build(rules: tuple[Rule, ...]) -> FanoutServer:
         uri = params.text_document.uri
         only = params.context.only
         found: list[types.CodeAction] = []
-        wants = (lambda kind: not only or any(kind == o or kind.startswith(f"{o}.") for o in only))
+        def wants(kind) -> bool:
+            return not only or any(kind == o or kind.startswith(f"{o}.") for o in only)
+
         if wants(types.CodeActionKind.QuickFix):
             path = _path(uri)
             buffer = ls.state.buffers.get(path) if path else None

@@ -30,9 +30,9 @@ class Workspace:
         """The innermost folder holding ``path``; None for a file outside every folder."""
         best = None
         for folder in self.folders:
-            if path == folder or path.startswith(folder.rstrip(os.sep) + os.sep):
-                if best is None or len(folder) > len(best):
-                    best = folder
+            inside = path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+            if inside and (best is None or len(folder) > len(best)):
+                best = folder
         return best
 
     def open_in(self, folder: str) -> list[Buffer]:

@@ -1,0 +1,148 @@
+"""The layers' contracts, read from the source's imports (every import, at the top of a
+module or inside a function): a rule sees only the rule API and the model, the model
+sees nothing of the package, loaders see neither the run, the reports, the fixes nor the
+command line, and reports see no loader."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(ROOT, "fanout_lint")
+RULES = os.path.join(ROOT, "rules")  # installed as fanout_lint.rules
+
+# The rule API as it is today: the rule's shape (rule.py), its severity (findings.py),
+# the rules' shared predicates (rules/common.py, and the package that lists them).
+RULE_API = ("fanout_lint.rule", "fanout_lint.findings", "fanout_lint.rules")
+RULE_API_NAMES = {"fanout_lint.findings": {"Severity"}}  # findings.py holds every result record
+
+# The run: one unit, the engine, the worker pool, link planning.
+RUN = ("fanout_lint.engine", "fanout_lint.unit", "fanout_lint.parallel", "fanout_lint.applications")
+REPORTS = ("fanout_lint.report",)
+FIXES = ("fanout_lint.fixes",)
+COMMAND_LINE = ("fanout_lint.cli", "fanout_lint.arguments", "fanout_lint.check_command",
+                "fanout_lint.graph_command", "fanout_lint.explain", "fanout_lint.show_settings",
+                "fanout_lint.launch", "fanout_lint.__main__")
+LOADERS = ("fanout_lint.loaders",)
+
+# Breaks allowed today, each until the package layout of issue 27 moves the code.
+KNOWN_BREAKS = {
+    # arn_service reads an ARN's service: a model fact that lives in loaders/names.py (issue 27)
+    ("fanout_lint.rules.common", "fanout_lint.loaders.names"),
+}
+
+
+def _module_name(path: str) -> str:
+    relative = os.path.relpath(path, ROOT)[:-len(".py")].split(os.sep)
+    if relative[0] == "rules":
+        relative = ["fanout_lint", *relative]
+    if relative[-1] == "__init__":
+        relative.pop()
+    return ".".join(relative)
+
+
+def _sources() -> dict[str, str]:
+    found = {}
+    for top in (PACKAGE, RULES):
+        for directory, _, files in os.walk(top):
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(directory, name)
+                    found[_module_name(path)] = path
+    return found
+
+
+def _imports(module: str, path: str) -> set[tuple[str, str]]:
+    """(module imported, name imported or "") for each fanout_lint import in the file."""
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read(), path)
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update((alias.name, "") for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                # `from fanout_lint import confine` imports a module, not a name
+                submodule = f"{target}.{alias.name}"
+                found.add((submodule, "") if submodule in MODULES else (target, alias.name))
+    return {(target, name) for target, name in found if _within(target, ("fanout_lint",))}
+
+
+def _within(module: str, layers: tuple[str, ...]) -> bool:
+    return any(module == layer or module.startswith(layer + ".") for layer in layers)
+
+
+SOURCES = _sources()
+MODULES = set(SOURCES)
+IMPORTS = {module: _imports(module, path) for module, path in SOURCES.items()}
+
+
+def _breaks(importers: tuple[str, ...], allowed=None, forbidden=None) -> list[str]:
+    found = []
+    for module, imported in sorted(IMPORTS.items()):
+        if not _within(module, importers):
+            continue
+        for target, name in sorted(imported):
+            if (module, target) in KNOWN_BREAKS:
+                continue
+            if allowed is not None and not allowed(target, name):
+                found.append(f"{module} imports {target}{'.' + name if name else ''}")
+            if forbidden is not None and _within(target, forbidden):
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_the_sources_are_read():
+    # else every contract below would hold of nothing
+    assert "fanout_lint.rules.shared_queue" in IMPORTS and "fanout_lint.model.graph" in IMPORTS
+    assert ("fanout_lint.rule", "Rule") in IMPORTS["fanout_lint.rules.shared_queue"]
+    assert ("fanout_lint.rules.common", "is_sqs_source") in IMPORTS["fanout_lint.rules.batch_item_failures_off"]
+    assert ("fanout_lint.loaders.names", "arn_service") in IMPORTS["fanout_lint.rules.common"]
+    assert any(_within(t, ("fanout_lint.loaders",)) for t, _ in IMPORTS["fanout_lint.unit"])
+
+
+def _rule_may_import(target: str, name: str) -> bool:
+    if _within(target, ("fanout_lint.model",)):
+        return True
+    if not _within(target, RULE_API):
+        return False
+    names = RULE_API_NAMES.get(target)
+    return names is None or name in names
+
+
+def test_rules_import_only_the_rule_api_and_the_model():
+    assert _breaks(("fanout_lint.rules",), allowed=_rule_may_import) == []
+
+
+def test_the_model_imports_nothing_of_the_package_outside_the_model():
+    assert _breaks(("fanout_lint.model",), allowed=lambda target, _: _within(target, ("fanout_lint.model",))) == []
+
+
+def test_loaders_import_neither_the_run_the_reports_the_fixes_nor_the_command_line():
+    assert _breaks(LOADERS, forbidden=RUN + REPORTS + FIXES + COMMAND_LINE) == []
+
+
+def test_reports_import_no_loader():
+    assert _breaks(REPORTS, forbidden=LOADERS) == []
+
+
+def test_a_break_is_caught(tmp_path):
+    # the checks above can fail: a rule that reads a loader, a loader that reads a report
+    rule = tmp_path / "rule.py"
+    rule.write_text("from fanout_lint.loaders.names import arn_service\nfrom fanout_lint.findings import Finding\n"
+                    "from fanout_lint.model.nodes import Queue\nfrom .common import named\n")
+    imported = _imports("fanout_lint.rules.rule", str(rule))
+    assert sorted(t + "." + n for t, n in imported if not _rule_may_import(t, n)) == [
+        "fanout_lint.findings.Finding", "fanout_lint.loaders.names.arn_service"]
+    loader = tmp_path / "loader.py"
+    loader.write_text("def f():\n    from ..report import text\n    from fanout_lint import parallel\n")
+    imported = _imports("fanout_lint.loaders.loader", str(loader))
+    assert sorted(t for t, _ in imported if _within(t, RUN + REPORTS)) == ["fanout_lint.parallel",
+                                                                          "fanout_lint.report.text"]
