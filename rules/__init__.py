@@ -14,6 +14,7 @@ from . import (
     dlq_retention_not_longer,
     eventbridge_target_without_dlq,
     fifo_mismatch,
+    key_policy_denies_sender,
     lambda_permission_missing,
     mapping_concurrency_above_reserved,
     max_receive_count_out_of_range,
@@ -49,6 +50,7 @@ ALL_RULES = (
     queue_policy_without_source_arn.RULE,
     delivery_to_kms_managed_key.RULE,
     lambda_permission_missing.RULE,
+    key_policy_denies_sender.RULE,  # failure paths (w-rules-b)
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,

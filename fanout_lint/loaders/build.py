@@ -386,6 +386,15 @@ def _policy(view: View, path: Path, f: Field, values: dict) -> Value:
     return _statements(view, path)
 
 
+def _key_policy(view: View, path: Path, f: Field, values: dict) -> Value:
+    # An unwritten key policy is AWS's default one, not an unknown one.
+    return NONE if view.proves_absent(path) else _statements(view, path, arn_principals=True)
+
+
+def _key(view: View, path: Path, f: Field, values: dict) -> Value:
+    return _destination_of(view, path, view.targets(path, "key"))
+
+
 def _destination(view: View, path: Path, f: Field, values: dict) -> Value:
     return _destination_of(view, path, view.targets(path, "queue"))
 
@@ -399,9 +408,9 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
-    "redrive_target": _redrive_target, "policy": _policy, "destination": _destination, "written": _written,
+    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "key": _key, "destination": _destination, "written": _written,
 }
-_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any")
+_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key")  # "key": failure paths
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
 _READERS.update({f"refs:{kind}": _refs(kind) for kind in _REFERENCED})
 
@@ -479,11 +488,11 @@ def _max_receive_count(view: View, path: Path, policy: dict, document: Known) ->
     return bounded(to_int(Known(leaf.value, origin, detail, site)), "redrive.max_receive_count")
 
 
-def _statements(view: View, path: Path) -> Value:
+def _statements(view: View, path: Path, arn_principals: bool = False) -> Value:
     document = view.document(path)
     if not isinstance(document, Known) or not isinstance(document.value, dict):
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
-    return parse_policy(document.value, view.loc, view.leaf)
+    return parse_policy(document.value, view.loc, view.leaf, arn_principals)
 
 
 # -- Terraform resources that change another resource --------------------------

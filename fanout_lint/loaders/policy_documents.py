@@ -21,8 +21,12 @@ if TYPE_CHECKING:
     ValueOf = Callable[[Any], Value]
 
 
-def parse_policy(document: Any, loc: Loc, value_of: ValueOf) -> Value:
-    """``Known(tuple[Statement, ...])`` or ``Unknown`` for a whole policy document."""
+def parse_policy(document: Any, loc: Loc, value_of: ValueOf, arn_principals: bool = False) -> Value:
+    """``Known(tuple[Statement, ...])`` or ``Unknown`` for a whole policy document.
+
+    ``arn_principals``: an ``AWS`` principal the template writes as an ARN it cannot
+    evaluate (``!Sub "arn:aws:iam::${AWS::AccountId}:root"``) is kept as ``ACCOUNT_PRINCIPAL``,
+    which names no service and is not ``*`` (key policies, where every statement has one)."""
     if document is None:
         return Unknown("no policy document")
     if not isinstance(document, dict):
@@ -45,11 +49,11 @@ def parse_policy(document: Any, loc: Loc, value_of: ValueOf) -> Value:
         item_loc = loc_of(raw, index, loc)
         if not isinstance(item, dict):
             return Unknown("a policy statement is not known")
-        statements.append(_statement(item, item_loc, value_of))
+        statements.append(_statement(item, item_loc, value_of, arn_principals))
     return Known(tuple(statements))
 
 
-def _statement(item: dict, loc: Loc, value_of: ValueOf) -> Statement:
+def _statement(item: dict, loc: Loc, value_of: ValueOf, arn_principals: bool = False) -> Statement:
     effect = value_of(item.get("Effect"))
     effect_text = effect.value if isinstance(effect, Known) and isinstance(effect.value, str) else "?"
     keys: set[str] = set()
@@ -65,7 +69,7 @@ def _statement(item: dict, loc: Loc, value_of: ValueOf) -> Statement:
         keys.add("?")  # a condition we cannot read still restricts the statement
     return Statement(
         effect=effect_text,
-        principals=_principals(item, value_of),
+        principals=_principals(item, value_of, arn_principals),
         # NotAction allows everything it does not list: not provable with a list of actions.
         actions=None if "NotAction" in item else _strings(item.get("Action"), value_of),
         condition_keys=frozenset(keys),
@@ -73,7 +77,7 @@ def _statement(item: dict, loc: Loc, value_of: ValueOf) -> Statement:
     )
 
 
-def _principals(item: dict, value_of: ValueOf) -> tuple[str, ...] | None:
+def _principals(item: dict, value_of: ValueOf, arn_principals: bool = False) -> tuple[str, ...] | None:
     if "NotPrincipal" in item:
         return None
     principal = item.get("Principal")
@@ -83,6 +87,8 @@ def _principals(item: dict, value_of: ValueOf) -> tuple[str, ...] | None:
         found: list[str] = []
         for kind, names in principal.items():
             strings = _strings(names, value_of)
+            if strings is None and arn_principals and kind == "AWS":
+                strings = _arn_strings(names, value_of)
             if strings is None:
                 return None
             if kind in ("AWS", "Service", "CanonicalUser", "Federated"):
@@ -116,6 +122,45 @@ def _strings(raw: Any, value_of: ValueOf, depth: int = 0) -> tuple[str, ...] | N
         else:
             return None
     return tuple(out)
+
+
+# -- principals written as ARNs the template cannot evaluate (key policies) ------------
+
+# An account, role or user the template names without proving which: never a service, never "*".
+ACCOUNT_PRINCIPAL = "arn:(not known)"
+
+
+def _arn_strings(raw: Any, value_of: ValueOf) -> tuple[str, ...] | None:
+    items = raw if isinstance(raw, list) else [raw]
+    out = []
+    for item in items:
+        value = value_of(item)
+        if isinstance(value, Known) and isinstance(value.value, str):
+            out.append(value.value)
+        elif _proves_arn(item):
+            out.append(ACCOUNT_PRINCIPAL)
+        else:
+            return None
+    return tuple(out)
+
+
+def _proves_arn(raw: Any) -> bool:
+    """The raw form is an ARN or an account ID whatever it evaluates to: a ``Fn::Sub`` or
+    ``Fn::Join`` whose text starts with ``arn:``, an ``Fn::GetAtt`` (an ARN attribute),
+    ``Ref AWS::AccountId``, or a Terraform string interpolation that starts with ``arn:``."""
+    if isinstance(raw, dict) and len(raw) == 1:
+        key, body = next(iter(raw.items()))
+        if key == "Fn::Sub":
+            text = body[0] if isinstance(body, list) and body else body
+            return isinstance(text, str) and text.startswith("arn:")
+        if key == "Fn::Join":
+            parts = body[1] if isinstance(body, list) and len(body) == 2 else None
+            return isinstance(parts, list) and bool(parts) and isinstance(parts[0], str) and parts[0].startswith("arn:")
+        if key == "Fn::GetAtt":
+            return True
+        return key == "Ref" and body == "AWS::AccountId"
+    parts = getattr(raw, "parts", None)  # Terraform's Interpolated: text and references
+    return isinstance(parts, tuple) and bool(parts) and isinstance(parts[0], str) and parts[0].startswith("arn:")
 
 
 def _is_intrinsic(node: dict) -> bool:

@@ -16,6 +16,8 @@ from fanout_lint.model.nodes import (
     External,
     Function,
     InvokeConfig,
+    Key,
+    KeyPolicy,
     LambdaPermission,
     Mention,
     Node,
@@ -110,6 +112,14 @@ class Graph:
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
+        # -- KMS keys (failure-path rules) --
+        self._key_policies: dict[str, list[KeyPolicy]] = defaultdict(list)
+        self._loose_key_policy = False
+        for key_policy in self._of_kind(KeyPolicy):
+            if isinstance(self.get(key_policy.key), Key):
+                self._key_policies[key_policy.key].append(key_policy)
+            else:
+                self._loose_key_policy = True
 
     def _all_deliveries(self) -> Iterable[Delivery]:
         for sub in self._of_kind(Subscription):
@@ -227,6 +237,22 @@ class Graph:
     def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
         """Event source mappings invoking the function."""
         return list(self._mappings_of.get(function_id, ()))
+
+    # -- KMS keys (failure-path rules) ------------------------------------------
+    def key_of(self, node: Node) -> Key | None:
+        """The customer managed key of the unit a queue or topic is encrypted with."""
+        named = getattr(node, "kms_key", None)
+        key = self.get(named.value) if isinstance(named, Known) and isinstance(named.value, str) else None
+        return key if isinstance(key, Key) else None
+
+    def key_policies_for(self, key_id: str) -> list[KeyPolicy]:
+        """Key policies written apart from the key (``aws_kms_key_policy``)."""
+        return list(self._key_policies.get(key_id, ()))
+
+    @property
+    def has_loose_key_policy(self) -> bool:
+        """A key policy resource names a key the loader could not resolve: it may be any key's."""
+        return self._loose_key_policy
 
     def deliveries_to(self, node_id: str) -> list[Delivery]:
         """Services sending to the queue or invoking the function through its resource

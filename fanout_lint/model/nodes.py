@@ -193,6 +193,7 @@ class Topic(Node):
     name: Value = UNREAD
     fifo: Value = UNREAD
     kms_master_key_id: Value = UNREAD
+    kms_key: Value = UNREAD  # the key KmsMasterKeyId names, as a destination: Known(node id) / Known(None) / Unknown
     exported: bool = False  # other stacks or configurations may subscribe to it
 
 
@@ -222,6 +223,7 @@ class Queue(Node):
     message_retention: Value = UNREAD
     redrive: Value = UNREAD  # Known(Redrive) / Known(None) / Unknown
     kms_master_key_id: Value = UNREAD
+    kms_key: Value = UNREAD  # the key KmsMasterKeyId names, as a destination: Known(node id) / Known(None) / Unknown
     content_based_deduplication: Value = UNREAD
 
 
@@ -371,6 +373,27 @@ class LambdaPermission(Node):
     function: str | None = None  # node id
     principal: Value = UNREAD
     action: Value = UNREAD
+
+
+# -- KMS keys: who may use the key a queue or topic is encrypted with ------------------
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Key(Node):
+    """A customer managed KMS key (``AWS::KMS::Key``, ``aws_kms_key``) and its own key policy."""
+
+    # Known(tuple[Statement, ...]); Known(None) when none is written (AWS applies its
+    # default key policy, which names the account and no service); Unknown
+    policy: Value = UNREAD
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class KeyPolicy(Node):
+    """A key policy written apart from its key (Terraform's ``aws_kms_key_policy``): it
+    replaces the key's own."""
+
+    key: str | None = None  # node id
+    statements: Value = UNREAD
 
 
 @dataclass(eq=False, repr=False)

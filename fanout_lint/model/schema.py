@@ -21,9 +21,11 @@ Readers (how a value is read; the builder implements each once):
 - ``present``: whether the property is written at all (a filter policy);
 - ``redrive``: a redrive policy document (dead-letter queue and ``maxReceiveCount``);
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
-- ``policy``: an IAM policy document reduced to statements;
+- ``policy``: an IAM policy document reduced to statements; ``key_policy`` the same, but
+  Known(None) when none is written (a KMS key then has AWS's default key policy);
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
   ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
+- ``key``: the KMS key a setting names, read as a destination is;
 - ``destination``: a reference read as a value: Known(node id), Known(None) when the
   template proves it unset, Unknown when it cannot tell (an intrinsic around the
   setting, a ``dynamic`` block);
@@ -49,6 +51,8 @@ from fanout_lint.model.nodes import (
     EventTarget,
     Function,
     InvokeConfig,
+    Key,
+    KeyPolicy,
     LambdaPermission,
     Node,
     Notification,
@@ -145,6 +149,7 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("dead_letter_target", "RedrivePolicy/deadLetterTargetArn", "redrive_policy/deadLetterTargetArn",
           "part"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "key"),
     Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
           "queue.content_based_deduplication"),
 ))
@@ -163,6 +168,7 @@ TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
     Field("name", "TopicName", "name"),
     Field("fifo", "FifoTopic", "fifo_topic", "bool", "topic.fifo"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "key"),
 ), items=(Items("Subscription", SUBSCRIPTION, "inline subscription", "topic", (("inline", True),)),))
 
 FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_function",), (
@@ -286,6 +292,17 @@ BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_noti
 ), items=_S3_NOTIFICATIONS)
 
 
+# -- KMS keys and their policies (failure-path rules) ---------------------------------
+KEY = Kind("key", Key, ("AWS::KMS::Key",), ("aws_kms_key",), (
+    Field("policy", "KeyPolicy", "policy", "key_policy"),
+))
+KEY_POLICY = Kind("key_policy", KeyPolicy, (), ("aws_kms_key_policy",), (
+    Field("key", "", "key_id", "ref:key"),
+    Field("statements", "", "policy", "key_policy"),
+))
+FAILURE_PATH_KINDS = (KEY, KEY_POLICY)
+
+
 # Resources the graph does not model that name a topic: producers that can publish to a
 # topic but cannot send to a queue (so a topic with one queue behind them is no extra
 # hop), subscribers that are no SNS subscription, and SSM parameters that publish an ARN.
@@ -355,6 +372,7 @@ KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
     INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
+    *FAILURE_PATH_KINDS,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.
