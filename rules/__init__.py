@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import (
     async_invoke_without_failure_destination,
     batch_item_failures_off,
+    consumer_cannot_decrypt,
     delivery_to_kms_managed_key,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
@@ -51,10 +52,11 @@ ALL_RULES = (
     delivery_to_kms_managed_key.RULE,
     lambda_permission_missing.RULE,
     key_policy_denies_sender.RULE,  # failure paths (w-rules-b)
+    consumer_cannot_decrypt.RULE,  # failure paths (w-rules-b)
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,
 )
 
 # Modules in this folder that are not rules.
-SUPPORT_MODULES = ("common",)
+SUPPORT_MODULES = ("common", "iam")

@@ -3,10 +3,11 @@ template cannot evaluate."""
 
 from __future__ import annotations
 
-from fanout_lint.loaders.policy_documents import ACCOUNT_PRINCIPAL, parse_policy
+from fanout_lint.loaders.policy_documents import ACCOUNT_PRINCIPAL, ACCOUNT_ROOT, parse_policy
 from fanout_lint.model.nodes import Loc
 from fanout_lint.model.permissions import SNS
 from fanout_lint.model.values import Known, Unknown
+from rules.iam import key_leaves_it_to_iam, may_allow
 from rules.key_policy_denies_sender import denied_actions
 
 LOC = Loc("t.yaml", 1)
@@ -44,7 +45,9 @@ def test_a_condition_and_the_everyone_principal_count_as_an_allow():
 
 def test_account_principals_and_denies_let_no_service_in():
     root = _allow({"AWS": {"Fn::Sub": "arn:aws:iam::${AWS::AccountId}:root"}}, "kms:*")
-    assert _statements(root)[0].principals == (ACCOUNT_PRINCIPAL,)
+    assert _statements(root)[0].principals == (ACCOUNT_ROOT,)
+    role = _allow({"AWS": {"Fn::GetAtt": ["WorkerRole", "Arn"]}}, "kms:*")
+    assert _statements(role)[0].principals == (ACCOUNT_PRINCIPAL,)
     assert denied_actions(_statements(root), SNS) == ("kms:GenerateDataKey", "kms:Decrypt")
     deny = {"Effect": "Deny", "Principal": {"Service": SNS}, "Action": "kms:*", "Resource": "*"}
     assert denied_actions(_statements(deny), SNS) == ("kms:GenerateDataKey", "kms:Decrypt")
@@ -62,3 +65,27 @@ def test_what_the_template_does_not_prove_is_silence():
 def test_other_policies_keep_unevaluated_arns_unknown():
     root = _allow({"AWS": {"Fn::Sub": "arn:aws:iam::${AWS::AccountId}:root"}}, "sqs:SendMessage")
     assert _statements(root, arn_principals=False)[0].principals is None
+
+
+def test_a_key_policy_leaves_decrypt_to_iam_only_when_it_names_the_account_alone():
+    root = _allow({"AWS": {"Fn::Sub": "arn:aws:iam::${AWS::AccountId}:root"}}, "kms:*")
+    literal_root = _allow({"AWS": "arn:aws:iam::123456789012:root"}, "kms:*")
+    service = _allow({"Service": SNS}, ["kms:GenerateDataKey*", "kms:Decrypt"])
+    assert key_leaves_it_to_iam(_statements(root, literal_root, service), "kms:Decrypt")
+    role = _allow({"AWS": {"Fn::GetAtt": ["WorkerRole", "Arn"]}}, "kms:Decrypt")
+    assert not key_leaves_it_to_iam(_statements(root, role), "kms:Decrypt")
+    everyone = _allow("*", "kms:Decrypt")
+    assert not key_leaves_it_to_iam(_statements(everyone), "kms:Decrypt")
+    encrypt_only = _allow({"AWS": {"Fn::GetAtt": ["WorkerRole", "Arn"]}}, "kms:Encrypt")
+    assert key_leaves_it_to_iam(_statements(root, encrypt_only), "kms:Decrypt")
+
+
+def test_identity_statements_grant_decrypt_by_any_covering_action():
+    def identity(action, effect="Allow"):
+        return {"Effect": effect, "Action": action, "Resource": "*"}
+    assert may_allow(_statements(identity("kms:Decrypt")), "kms:Decrypt") is True
+    assert may_allow(_statements(identity("kms:De*")), "kms:Decrypt") is True
+    assert may_allow(_statements(identity("*")), "kms:Decrypt") is True
+    assert may_allow(_statements(identity("kms:Encrypt"), identity("kms:*", "Deny")), "kms:Decrypt") is False
+    not_action = {"Effect": "Allow", "NotAction": "s3:*", "Resource": "*"}
+    assert may_allow(_statements(not_action), "kms:Decrypt") is None

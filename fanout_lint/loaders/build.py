@@ -391,8 +391,11 @@ def _key_policy(view: View, path: Path, f: Field, values: dict) -> Value:
     return NONE if view.proves_absent(path) else _statements(view, path, arn_principals=True)
 
 
-def _key(view: View, path: Path, f: Field, values: dict) -> Value:
-    return _destination_of(view, path, view.targets(path, "key"))
+def _at(kind: str):
+    def read(view: View, path: Path, f: Field, values: dict) -> Value:
+        return _destination_of(view, path, view.targets(path, kind))
+
+    return read
 
 
 def _destination(view: View, path: Path, f: Field, values: dict) -> Value:
@@ -408,11 +411,12 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
-    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "key": _key, "destination": _destination, "written": _written,
+    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "destination": _destination, "written": _written,
 }
-_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key")  # "key": failure paths
+_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key", "role")  # key, role: failure paths
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
 _READERS.update({f"refs:{kind}": _refs(kind) for kind in _REFERENCED})
+_READERS.update({f"at:{kind}": _at(kind) for kind in ("key", "role")})
 
 
 def _endpoint_kind(protocol: Value) -> str | None:

@@ -128,6 +128,8 @@ def _strings(raw: Any, value_of: ValueOf, depth: int = 0) -> tuple[str, ...] | N
 
 # An account, role or user the template names without proving which: never a service, never "*".
 ACCOUNT_PRINCIPAL = "arn:(not known)"
+# The same, when the ARN provably ends in ":root": the account, which leaves the grant to IAM policies.
+ACCOUNT_ROOT = "arn:(account root)"
 
 
 def _arn_strings(raw: Any, value_of: ValueOf) -> tuple[str, ...] | None:
@@ -138,7 +140,7 @@ def _arn_strings(raw: Any, value_of: ValueOf) -> tuple[str, ...] | None:
         if isinstance(value, Known) and isinstance(value.value, str):
             out.append(value.value)
         elif _proves_arn(item):
-            out.append(ACCOUNT_PRINCIPAL)
+            out.append(ACCOUNT_ROOT if _ends_with_root(item) else ACCOUNT_PRINCIPAL)
         else:
             return None
     return tuple(out)
@@ -161,6 +163,18 @@ def _proves_arn(raw: Any) -> bool:
         return key == "Ref" and body == "AWS::AccountId"
     parts = getattr(raw, "parts", None)  # Terraform's Interpolated: text and references
     return isinstance(parts, tuple) and bool(parts) and isinstance(parts[0], str) and parts[0].startswith("arn:")
+
+
+def _ends_with_root(raw: Any) -> bool:
+    if isinstance(raw, dict):
+        key, body = next(iter(raw.items()))
+        if key == "Fn::Sub":
+            text = body[0] if isinstance(body, list) and body else body
+            return isinstance(text, str) and text.endswith(":root")
+        parts = body[1] if key == "Fn::Join" and isinstance(body, list) and len(body) == 2 else None
+        return isinstance(parts, list) and bool(parts) and isinstance(parts[-1], str) and parts[-1].endswith(":root")
+    parts = getattr(raw, "parts", None)
+    return isinstance(parts, tuple) and bool(parts) and isinstance(parts[-1], str) and parts[-1].endswith(":root")
 
 
 def _is_intrinsic(node: dict) -> bool:

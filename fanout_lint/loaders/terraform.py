@@ -343,7 +343,9 @@ class HclView:
         return tuple(dict.fromkeys(found))
 
     def document(self, path) -> Value:
-        return _json_document(self.resolver, self.block_resource, path[-1])
+        # the block holding the argument: a nested block's own (a role's inline_policy), or the resource's
+        block, _ = self._attribute(path)
+        return _json_document(self.resolver, self.block_resource, path[-1], block)
 
     def leaf(self, raw: Any) -> Value:
         if isinstance(raw, Hole):
@@ -445,9 +447,9 @@ def _plain(value: Value, default: Value | None) -> Value:
     return choice(out)
 
 
-def _json_document(resolver: _Resolver, resource: Resource, name: str) -> Value:
+def _json_document(resolver: _Resolver, resource: Resource, name: str, block: Block | None = None) -> Value:
     """A JSON string argument (redrive_policy, policy) decoded, atoms kept."""
-    value = resolver.scope(resource).evaluator.resolved(resolver.raw(resource, name))
+    value = resolver.scope(resource).evaluator.resolved(resolver.raw(resource, name, block))
     options = candidates(value)
     if options is None:
         return value

@@ -15,6 +15,7 @@ from fanout_lint.model.nodes import (
     EventTarget,
     External,
     Function,
+    IamPolicy,
     InvokeConfig,
     Key,
     KeyPolicy,
@@ -22,9 +23,11 @@ from fanout_lint.model.nodes import (
     Mention,
     Node,
     Notification,
+    PolicyAttachment,
     Queue,
     QueuePolicy,
     Redrive,
+    Role,
     Subscription,
     Topic,
     Unit,
@@ -120,6 +123,16 @@ class Graph:
                 self._key_policies[key_policy.key].append(key_policy)
             else:
                 self._loose_key_policy = True
+        # -- IAM roles (failure-path rules) --
+        self._role_policies: dict[str, list[Node]] = defaultdict(list)
+        self._loose_role_policy = False
+        for holder in (*self._of_kind(IamPolicy), *self._of_kind(PolicyAttachment)):
+            named = ((holder.role,) if holder.role else ()) + holder.roles
+            for role_id in named:
+                if isinstance(self.get(role_id), Role):
+                    self._role_policies[role_id].append(holder)
+                else:
+                    self._loose_role_policy = True
 
     def _all_deliveries(self) -> Iterable[Delivery]:
         for sub in self._of_kind(Subscription):
@@ -253,6 +266,22 @@ class Graph:
     def has_loose_key_policy(self) -> bool:
         """A key policy resource names a key the loader could not resolve: it may be any key's."""
         return self._loose_key_policy
+
+    def role_of(self, function: Function) -> Role | None:
+        """The function's execution role, when it is a role of the unit."""
+        named = function.role
+        role = self.get(named.value) if isinstance(named, Known) and isinstance(named.value, str) else None
+        return role if isinstance(role, Role) else None
+
+    def policies_of_role(self, role_id: str) -> list[Node]:
+        """The ``IamPolicy`` and ``PolicyAttachment`` nodes that name the role (its inline
+        policies included); the role's ``managed`` list names the others."""
+        return list(self._role_policies.get(role_id, ()))
+
+    @property
+    def has_loose_role_policy(self) -> bool:
+        """A policy or attachment names a role the loader could not resolve: it may be any role's."""
+        return self._loose_role_policy
 
     def deliveries_to(self, node_id: str) -> list[Delivery]:
         """Services sending to the queue or invoking the function through its resource

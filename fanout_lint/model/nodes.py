@@ -253,6 +253,7 @@ class Function(Node):
     timeout: Value = UNREAD
     dead_letter: Value = UNREAD  # the function's DLQ (a queue or topic): a destination
     reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
+    role: Value = UNREAD  # the execution role, as a destination: Known(node id) / Known(None) / Unknown
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -394,6 +395,38 @@ class KeyPolicy(Node):
 
     key: str | None = None  # node id
     statements: Value = UNREAD
+
+
+# -- IAM roles and their policies: what a function's role may do -------------------------
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Role(Node):
+    """An IAM role (``AWS::IAM::Role``, ``aws_iam_role``); its inline policies are
+    ``IamPolicy`` item nodes whose ``role`` is this one."""
+
+    managed: tuple[str, ...] = ()  # ManagedPolicyArns: policy nodes, or External nodes labelled with the ARN
+    managed_arns: Value = UNREAD  # the same list as written: Known(tuple of ARN strings) when every one is literal
+    inline_written: Value = UNREAD  # whether Policies / inline_policy is written ("written" reader)
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class IamPolicy(Node):
+    """An identity policy: a role's inline policy, ``AWS::IAM::Policy``, ``ManagedPolicy``,
+    ``RolePolicy``, ``aws_iam_policy``, ``aws_iam_role_policy``."""
+
+    role: str | None = None  # node id of the one role it is part of
+    roles: tuple[str, ...] = ()  # node ids of the roles it is attached to
+    statements: Value = UNREAD
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class PolicyAttachment(Node):
+    """``aws_iam_role_policy_attachment`` or ``aws_iam_policy_attachment``: a managed policy on roles."""
+
+    role: str | None = None
+    roles: tuple[str, ...] = ()
+    policy: str | None = None  # node id of the policy, or an External node labelled with its ARN
 
 
 @dataclass(eq=False, repr=False)

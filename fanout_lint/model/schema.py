@@ -25,7 +25,8 @@ Readers (how a value is read; the builder implements each once):
   Known(None) when none is written (a KMS key then has AWS's default key policy);
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
   ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
-- ``key``: the KMS key a setting names, read as a destination is;
+- ``at:<kind>``: the node a reference names, read as a destination is (so a finding can
+  point at where it is written): a queue's KMS key, a function's role;
 - ``destination``: a reference read as a value: Known(node id), Known(None) when the
   template proves it unset, Unknown when it cannot tell (an intrinsic around the
   setting, a ``dynamic`` block);
@@ -50,14 +51,17 @@ from fanout_lint.model.nodes import (
     EventSourceMapping,
     EventTarget,
     Function,
+    IamPolicy,
     InvokeConfig,
     Key,
     KeyPolicy,
     LambdaPermission,
     Node,
     Notification,
+    PolicyAttachment,
     Queue,
     QueuePolicy,
+    Role,
     Stream,
     Subscription,
     Topic,
@@ -149,7 +153,7 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("dead_letter_target", "RedrivePolicy/deadLetterTargetArn", "redrive_policy/deadLetterTargetArn",
           "part"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
-    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "key"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
     Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
           "queue.content_based_deduplication"),
 ))
@@ -168,7 +172,7 @@ TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
     Field("name", "TopicName", "name"),
     Field("fifo", "FifoTopic", "fifo_topic", "bool", "topic.fifo"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
-    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "key"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
 ), items=(Items("Subscription", SUBSCRIPTION, "inline subscription", "topic", (("inline", True),)),))
 
 FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_function",), (
@@ -176,6 +180,7 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("timeout", "Timeout", "timeout", "int", "function.timeout", "s"),
     Field("dead_letter", "DeadLetterConfig.TargetArn", "dead_letter_config.target_arn", "dead_letter"),
     Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
+    Field("role", "Role", "role", "at:role"),  # failure paths
 ))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
@@ -300,7 +305,28 @@ KEY_POLICY = Kind("key_policy", KeyPolicy, (), ("aws_kms_key_policy",), (
     Field("key", "", "key_id", "ref:key"),
     Field("statements", "", "policy", "key_policy"),
 ))
-FAILURE_PATH_KINDS = (KEY, KEY_POLICY)
+# IAM roles and the policies that give them permissions.
+INLINE_POLICY = Kind("iam_policy", IamPolicy, (), (), (Field("statements", "PolicyDocument", "policy", "policy"),))
+ROLE = Kind("role", Role, ("AWS::IAM::Role",), ("aws_iam_role",), (
+    Field("managed", "ManagedPolicyArns", "managed_policy_arns", "refs:any"),
+    Field("managed_arns", "ManagedPolicyArns", "managed_policy_arns", "strings"),
+    Field("inline_written", "Policies", "inline_policy", "written"),
+), items=(Items("Policies", INLINE_POLICY, "inline policy", "role", tf="inline_policy"),))
+IAM_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"), ("aws_iam_policy",), (
+    Field("roles", "Roles", "", "refs:role"),
+    Field("statements", "PolicyDocument", "policy", "policy"),
+))
+ROLE_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::RolePolicy",), ("aws_iam_role_policy",), (
+    Field("role", "RoleName", "role", "ref:role"),
+    Field("statements", "PolicyDocument", "policy", "policy"),
+))
+POLICY_ATTACHMENT = Kind("policy_attachment", PolicyAttachment, (),
+                         ("aws_iam_role_policy_attachment", "aws_iam_policy_attachment"), (
+    Field("role", "", "role", "ref:role"),
+    Field("roles", "", "roles", "refs:role"),
+    Field("policy", "", "policy_arn", "ref:any"),
+))
+FAILURE_PATH_KINDS = (KEY, KEY_POLICY, ROLE, IAM_POLICY, ROLE_POLICY, POLICY_ATTACHMENT)
 
 
 # Resources the graph does not model that name a topic: producers that can publish to a
