@@ -496,7 +496,8 @@ def _statements(view: View, path: Path, arn_principals: bool = False) -> Value:
     document = view.document(path)
     if not isinstance(document, Known) or not isinstance(document.value, dict):
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
-    return parse_policy(document.value, view.loc, view.leaf, arn_principals)
+    return parse_policy(document.value, view.loc, view.leaf, arn_principals,
+                        lambda raw: view.doc_target(path, raw, "queue"))
 
 
 # -- Terraform resources that change another resource --------------------------

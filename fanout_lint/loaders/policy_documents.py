@@ -21,12 +21,14 @@ if TYPE_CHECKING:
     ValueOf = Callable[[Any], Value]
 
 
-def parse_policy(document: Any, loc: Loc, value_of: ValueOf, arn_principals: bool = False) -> Value:
+def parse_policy(document: Any, loc: Loc, value_of: ValueOf, arn_principals: bool = False,
+                 target_of: Any = None) -> Value:
     """``Known(tuple[Statement, ...])`` or ``Unknown`` for a whole policy document.
 
     ``arn_principals``: an ``AWS`` principal the template writes as an ARN it cannot
     evaluate (``!Sub "arn:aws:iam::${AWS::AccountId}:root"``) is kept as ``ACCOUNT_PRINCIPAL``,
-    which names no service and is not ``*`` (key policies, where every statement has one)."""
+    which names no service and is not ``*`` (key policies, where every statement has one).
+    ``target_of(raw) -> node id | None`` resolves a ``Resource`` entry that is a reference."""
     if document is None:
         return Unknown("no policy document")
     if not isinstance(document, dict):
@@ -49,11 +51,12 @@ def parse_policy(document: Any, loc: Loc, value_of: ValueOf, arn_principals: boo
         item_loc = loc_of(raw, index, loc)
         if not isinstance(item, dict):
             return Unknown("a policy statement is not known")
-        statements.append(_statement(item, item_loc, value_of, arn_principals))
+        statements.append(_statement(item, item_loc, value_of, arn_principals, target_of))
     return Known(tuple(statements))
 
 
-def _statement(item: dict, loc: Loc, value_of: ValueOf, arn_principals: bool = False) -> Statement:
+def _statement(item: dict, loc: Loc, value_of: ValueOf, arn_principals: bool = False,
+               target_of: Any = None) -> Statement:
     effect = value_of(item.get("Effect"))
     effect_text = effect.value if isinstance(effect, Known) and isinstance(effect.value, str) else "?"
     keys: set[str] = set()
@@ -74,6 +77,8 @@ def _statement(item: dict, loc: Loc, value_of: ValueOf, arn_principals: bool = F
         actions=None if "NotAction" in item else _strings(item.get("Action"), value_of),
         condition_keys=frozenset(keys),
         loc=loc,
+        resources=None if "NotResource" in item else _resources(item.get("Resource"), value_of, target_of),
+        wildcard_keys=_wildcard_keys(conditions, value_of),
     )
 
 
@@ -122,6 +127,55 @@ def _strings(raw: Any, value_of: ValueOf, depth: int = 0) -> tuple[str, ...] | N
         else:
             return None
     return tuple(out)
+
+
+# -- resources and wildcard conditions (failure paths) ---------------------------------
+
+def _resources(raw: Any, value_of: ValueOf, target_of: Any) -> tuple[tuple[str, str], ...] | None:
+    if raw is None:
+        return ()
+    out = []
+    for item in (raw if isinstance(raw, list) else [raw])[:_MAX_RESOURCES]:
+        value = value_of(item)
+        if isinstance(value, Known) and isinstance(value.value, str):
+            out.append(("text", value.value))
+            continue
+        node = target_of(item) if target_of is not None else None
+        if not node:
+            return None
+        out.append(("ref", node))
+    return tuple(out) if not isinstance(raw, list) or len(raw) <= _MAX_RESOURCES else None
+
+
+_MAX_RESOURCES = 256  # entries of one Resource read; more is not proved
+# Operators under which "*" in a value matches anything (IfExists and set prefixes aside).
+_PATTERN_OPERATORS = ("arnlike", "arnequals", "stringlike")
+
+
+def _wildcard_keys(conditions: Any, value_of: ValueOf) -> frozenset[str]:
+    if not isinstance(conditions, dict):
+        return frozenset()
+    wildcard: set[str] = set()
+    other: set[str] = set()
+    for operator, block in conditions.items():
+        if not isinstance(block, dict):
+            return frozenset()
+        base = str(operator).lower().split(":")[-1].removesuffix("ifexists")
+        for key, raw in block.items():
+            values = _strings(raw, value_of)
+            matches_all = base in _PATTERN_OPERATORS and bool(values) and all(_matches_anything(v) for v in values)
+            (wildcard if matches_all else other).add(str(key).lower())
+    return frozenset(wildcard - other)
+
+
+def _matches_anything(pattern: str) -> bool:
+    """``*``, or an ARN pattern whose region, account and resource are all ``*`` or empty
+    (``arn:aws:s3:::*``, ``arn:aws:sns:*:*:*``)."""
+    if pattern == "*":
+        return True
+    parts = pattern.split(":", 5)
+    return (len(parts) == 6 and parts[0] == "arn" and all(p in ("", "*") for p in parts[3:5])
+            and parts[5] in ("*", "*/*"))
 
 
 # -- principals written as ARNs the template cannot evaluate (key policies) ------------

@@ -357,6 +357,13 @@ class Statement(ValueRecord):
     actions: tuple[str, ...] | None
     condition_keys: frozenset[str]  # lower-cased context keys, e.g. aws:sourcearn
     loc: Loc
+    # -- failure paths --
+    # What ``Resource`` names: ("ref", node id) for a reference the loader resolved, ("text",
+    # literal) for a literal; None when any entry is not proved (or ``NotResource``).
+    resources: tuple[tuple[str, str], ...] | None = None
+    # condition keys whose every written value matches anything (``arn:aws:s3:::*`` under
+    # ArnLike, ``*`` under StringLike): such a key restricts nothing
+    wildcard_keys: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
