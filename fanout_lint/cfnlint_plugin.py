@@ -162,3 +162,10 @@ class FL403(adapter.FanoutLintRule):
     """stream-mapping-without-failure-handling"""
 
     fanout_id = "FL403"
+
+
+# -- failure paths (loops) --
+class FL405(adapter.FanoutLintRule):
+    """recursive-delivery-loop"""
+
+    fanout_id = "FL405"

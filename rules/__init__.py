@@ -23,6 +23,7 @@ from . import (
     queue_policy_missing,
     queue_policy_without_source_arn,
     raw_delivery_off,
+    recursive_delivery_loop,
     shared_dlq,
     shared_queue,
     single_subscriber_topic,
@@ -56,6 +57,7 @@ ALL_RULES = (
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,
+    recursive_delivery_loop.RULE,  # failure paths (w-rules-b)
 )
 
 # Modules in this folder that are not rules.

@@ -103,3 +103,26 @@ def key_leaves_it_to_iam(statements: tuple[Statement, ...], action: str) -> bool
 
 def _known(value) -> tuple[Statement, ...] | None:
     return value.value if isinstance(value, Known) and isinstance(value.value, tuple) else None
+
+
+def may_act_on(graph: Graph, statements: tuple[Statement, ...], action: str, node_id: str) -> bool | None:
+    """Does an identity statement provably allow ``action`` on the node: an Allow whose
+    actions cover it and whose ``Resource`` names the node or is ``*`` (or, for S3, the
+    ``arn:aws:s3:::*`` pattern)? False when no Allow covers the action or a Deny may take it
+    away is answered None; None when not proved."""
+    allowed = False
+    for statement in statements:
+        if statement.actions is None:
+            return None
+        if not any(action_matches(written, (action,)) for written in statement.actions):
+            continue
+        if statement.effect == "Deny":
+            return None  # a Deny may take it away, whatever its resource
+        if statement.effect != "Allow":
+            return None
+        if statement.resources and any(
+            (kind == "ref" and entry == node_id) or (kind == "text" and entry in ("*", "arn:aws:s3:::*"))
+            for kind, entry in statement.resources
+        ):
+            allowed = True
+    return allowed

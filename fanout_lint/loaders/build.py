@@ -391,6 +391,13 @@ def _key_policy(view: View, path: Path, f: Field, values: dict) -> Value:
     return NONE if view.proves_absent(path) else _statements(view, path, arn_principals=True)
 
 
+def _events(view: View, path: Path, f: Field, values: dict) -> Value:
+    value = view.value(path)
+    if isinstance(value, Known) and isinstance(value.value, str):
+        return Known((value.value,), value.origin, value.detail, value.site)
+    return _string_tuple(value)
+
+
 def _at(kind: str):
     def read(view: View, path: Path, f: Field, values: dict) -> Value:
         return _destination_of(view, path, view.targets(path, kind))
@@ -411,7 +418,7 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
-    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "destination": _destination, "written": _written,
+    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "events": _events, "destination": _destination, "written": _written,
 }
 _REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key", "role")  # key, role: failure paths
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})

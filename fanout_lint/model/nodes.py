@@ -254,6 +254,7 @@ class Function(Node):
     dead_letter: Value = UNREAD  # the function's DLQ (a queue or topic): a destination
     reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
     role: Value = UNREAD  # the execution role, as a destination: Known(node id) / Known(None) / Unknown
+    recursive_loop: Value = UNREAD  # RecursiveLoop: Terminate (the default) or Allow
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -299,6 +300,11 @@ class Notification(Node):
 
     bucket: str | None = None  # node id
     destination: str | None = None  # node id of the queue, topic or function (or External)
+    # -- failure paths (recursive loops) --
+    events: Value = UNREAD  # Known(tuple of event names): Event, events
+    filter: Value = UNREAD  # whether a key filter is written (Filter; filter_prefix or filter_suffix)
+    filter_prefix: Value = UNREAD
+    filter_suffix: Value = UNREAD
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)

@@ -19,6 +19,7 @@ Readers (how a value is read; the builder implements each once):
   ``refs:<kind>`` every node a list or a ``for_each`` may point at;
 - ``endpoint``: a subscription's endpoint, whose kind its protocol decides;
 - ``present``: whether the property is written at all (a filter policy);
+- ``events``: a string or a list of strings, as a tuple (an S3 notification's events);
 - ``redrive``: a redrive policy document (dead-letter queue and ``maxReceiveCount``);
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
 - ``policy``: an IAM policy document reduced to statements; ``key_policy`` the same, but
@@ -181,6 +182,7 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("dead_letter", "DeadLetterConfig.TargetArn", "dead_letter_config.target_arn", "dead_letter"),
     Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
     Field("role", "Role", "role", "at:role"),  # failure paths
+    Field("recursive_loop", "RecursiveLoop", "", "text"),  # failure paths; Terraform: aws_lambda_function_recursion_config
 ))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
@@ -282,6 +284,11 @@ S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "
 S3_TO_TOPIC = Kind("notification", Notification, (), (), (Field("destination", "Topic", "topic_arn", "ref:topic"),))
 S3_TO_FUNCTION = Kind("notification", Notification, (), (), (
     Field("destination", "Function", "lambda_function_arn", "ref:function"),
+    # failure paths (recursive loops)
+    Field("events", "Event", "events", "events"),
+    Field("filter", "Filter", "", "written"),
+    Field("filter_prefix", "", "filter_prefix", "written"),
+    Field("filter_suffix", "", "filter_suffix", "written"),
 ))
 _S3_NOTIFICATIONS = (
     Items("NotificationConfiguration.QueueConfigurations", S3_TO_QUEUE, "S3 notification", "bucket", tf="queue"),
