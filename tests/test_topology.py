@@ -392,3 +392,20 @@ def test_only_an_explicitly_disabled_rule_is_drawn_disabled(tmp_path, capsys, mo
     # paths as the other reports show them, without the ./ they were given with
     assert {n["file"] for n in document["nodes"]} == {"tf/main.tf", "stack.yaml"}
     assert {u["path"] for u in document["units"]} == {"tf", "stack.yaml"}
+
+
+def test_a_customer_managed_key_is_drawn_with_what_it_encrypts(capsys, monkeypatch):
+    fixture = "tests/fixtures/key-policy-denies-sender/cfn_fires.yaml"
+    _, out, _ = run(capsys, monkeypatch, fixture, "--select", "key-policy-denies-sender", "--format", "json")
+    view = json.loads(out)
+    kinds = {n["key"]: n["kind"] for n in view["nodes"]}
+    by_id = nodes_by_id(view)
+    encrypts = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"] if e["kind"] == "encrypts"}
+    assert kinds["AccountOnlyKey"] == "key" and kinds["DefaultPolicyKey"] == "key"
+    assert encrypts == {("AccountOnlyKey", "OrdersQueue"), ("AccountOnlyKey", "OrdersDLQ"),
+                        ("EncryptOnlyKey", "JobsQueue"), ("DefaultPolicyKey", "AlertsTopic")}
+    for fmt in ("mermaid", "dot"):
+        _, out, _ = run(capsys, monkeypatch, fixture, "--select", "key-policy-denies-sender", "--format", fmt)
+        assert "AccountOnlyKey" in out
+        if fmt == "mermaid":
+            mermaid_syntax.check(out)

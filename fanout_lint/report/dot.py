@@ -13,10 +13,12 @@ from fanout_lint.report.topology import (
     EXTERNAL,
     FILL,
     FUNCTION,
+    KEY,
     MAPPING,
     MISSING,
     NOTIFICATION,
     QUEUE,
+    ROLE,
     RULE,
     SCHEDULE,
     STREAM,
@@ -44,6 +46,8 @@ _SHAPES = {
     BUCKET: ("folder", ""),
     NOTIFICATION: ("box", "rounded"),
     STREAM: ("box3d", ""),
+    KEY: ("octagon", ""),
+    ROLE: ("tab", ""),
 }
 
 

@@ -18,10 +18,12 @@ from fanout_lint.report.topology import (
     EXTERNAL,
     FILL,
     FUNCTION,
+    KEY,
     MAPPING,
     MISSING,
     NOTIFICATION,
     QUEUE,
+    ROLE,
     RULE,
     SCHEDULE,
     STREAM,
@@ -50,6 +52,8 @@ _SHAPES = {
     BUCKET: ("[/", "\\]"),
     NOTIFICATION: ("([", "])"),
     STREAM: ("[\\", "\\]"),
+    KEY: ("[\\", "/]"),
+    ROLE: ("(", ")"),
 }
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
