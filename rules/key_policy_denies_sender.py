@@ -20,8 +20,9 @@ and whose actions cover the action: the action itself, `kms:GenerateDataKey*`, `
 (`aws:SourceArn`, `aws:SourceAccount`) is what AWS recommends, and one that narrows it
 further cannot be proved wrong from the template. `"*"` is trusted for the same reason:
 such a statement usually carries a condition (`kms:CallerAccount`, `kms:ViaService`) that
-the template cannot show admits or refuses the service. The rule is silent when the key
-is outside the run (a parameter, an import, a literal ARN, an alias), when the policy is
+the template cannot show admits or refuses the service. An alias of the run (`AWS::KMS::Alias`,
+`aws_kms_alias`) stands for its target key. The rule is silent when the key is outside
+the run (a parameter, an import, a literal key or alias ARN), when the policy is
 not known (a statement whose principal or actions are not literal, `NotAction`,
 `NotPrincipal`), when an `aws_kms_key_policy` names a key the run cannot resolve, for a
 target with a role (EventBridge then uses the role, which needs the key through IAM), and

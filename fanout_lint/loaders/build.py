@@ -38,7 +38,7 @@ from fanout_lint.model.nodes import (
     Suppression,
     Written,
 )
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Field, Items, Kind
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Field, Items, Kind
 from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates, choice, to_bool, to_int
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -180,11 +180,13 @@ def _index_names(views: list[View], linker: Linker) -> None:
 
 def _index_aliases(views: list[View], linker: Linker) -> None:
     for view in views:
-        attribute = ALIAS_TYPES.get(view.type)
+        attribute, kind = ALIAS_TYPES.get(view.type), "function"
+        if attribute is None:
+            attribute, kind = KEY_ALIAS_TYPES.get(view.type), "key"
         if attribute is None or not view.shows_properties:
             continue
         view.evaluating()
-        target = view.target((attribute,), "function")
+        target = view.target((attribute,), kind)
         if target is not None and linker.is_resource(target) and target not in linker.externals:
             linker.aliases[view.id] = target
 

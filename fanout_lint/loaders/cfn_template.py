@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from fanout_lint.loaders.located import Map, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def is_read(body: Any) -> bool:
     type_ = body.get("Type")
     if not isinstance(type_, str) or "Connectors" in body:
         return True
-    return type_ in BY_TYPE or type_ in ALIAS_TYPES or type_.startswith("AWS::Serverless::")
+    return type_ in BY_TYPE or type_ in ALIAS_TYPES or type_ in KEY_ALIAS_TYPES or type_.startswith("AWS::Serverless::")
 
 
 def is_template(data: Any) -> bool:

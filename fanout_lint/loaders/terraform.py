@@ -42,7 +42,7 @@ from fanout_lint.loaders.terraform_modules import (
 from fanout_lint.loaders.terraform_overrides import attribute_file
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.not_modelled import NotModelled, esm_kind
 from fanout_lint.terraform_files import is_json
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Resources the builder reads: the schema's, aliases, and redrive policies set apart.
-_READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
+_READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
 def load_terraform_dir(path: str, cache: ParseCache | None = None,

@@ -415,6 +415,13 @@ ALIAS_TYPES = {
     "aws_lambda_alias": "function_name",
 }
 
+# Resources that stand for a KMS key (failure paths): a queue encrypted with the alias is
+# encrypted with its target key.
+KEY_ALIAS_TYPES = {
+    "AWS::KMS::Alias": "TargetKeyId",
+    "aws_kms_alias": "target_key_id",
+}
+
 BY_TYPE: dict[str, Kind] = {t: kind for kind in KINDS for t in kind.cfn_types + kind.tf_types}
 # Item nodes are typed "<resource type>.<list>" (AWS::S3::Bucket.NotificationConfiguration.
 # QueueConfigurations): their kind says how their settings are named.
