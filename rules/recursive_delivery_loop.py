@@ -14,7 +14,8 @@ attached policies of the run, `AWSLambdaBasicExecutionRole`), and one of them mu
 the action with a `Resource` that is the bucket, queue or topic itself (`!GetAtt
 Bucket.Arn`, `"${aws_s3_bucket.uploads.arn}/*"`) or `*`; a `Deny` for the action, an
 unknown action list, an unknown resource or any other managed policy keeps the rule
-silent. The message says when the function sets `RecursiveLoop: Allow`.
+silent. The message says when the function sets `RecursiveLoop: Allow` (in CloudFormation
+and SAM; Terraform's `aws_lambda_function_recursion_config` is not read).
 
 ## Why is this bad?
 "When you configure a Lambda function to output to the same service or resource that
