@@ -133,6 +133,19 @@ class FL304(adapter.FanoutLintRule):
     fanout_id = "FL304"
 
 
+# -- failure paths (keys and roles) --
+class FL305(adapter.FanoutLintRule):
+    """key-policy-denies-sender"""
+
+    fanout_id = "FL305"
+
+
+class FL306(adapter.FanoutLintRule):
+    """consumer-cannot-decrypt"""
+
+    fanout_id = "FL306"
+
+
 class FL401(adapter.FanoutLintRule):
     """eventbridge-target-without-dlq"""
 
@@ -163,3 +176,10 @@ class FL406(adapter.FanoutLintRule):
     """eventbridge-target-role-missing"""
 
     fanout_id = "FL406"
+
+
+# -- failure paths (loops) --
+class FL405(adapter.FanoutLintRule):
+    """recursive-delivery-loop"""
+
+    fanout_id = "FL405"

@@ -9,12 +9,14 @@ from __future__ import annotations
 from . import (
     async_invoke_without_failure_destination,
     batch_item_failures_off,
+    consumer_cannot_decrypt,
     delivery_to_kms_managed_key,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
     eventbridge_target_role_missing,
     eventbridge_target_without_dlq,
     fifo_mismatch,
+    key_policy_denies_sender,
     lambda_permission_missing,
     mapping_concurrency_above_reserved,
     max_receive_count_out_of_range,
@@ -22,6 +24,7 @@ from . import (
     queue_policy_missing,
     queue_policy_without_source_arn,
     raw_delivery_off,
+    recursive_delivery_loop,
     shared_dlq,
     shared_queue,
     single_subscriber_topic,
@@ -51,13 +54,15 @@ ALL_RULES = (
     queue_policy_without_source_arn.RULE,
     delivery_to_kms_managed_key.RULE,
     lambda_permission_missing.RULE,
+    key_policy_denies_sender.RULE,
+    consumer_cannot_decrypt.RULE,
     eventbridge_target_without_dlq.RULE,
     async_invoke_without_failure_destination.RULE,
     stream_mapping_without_failure_handling.RULE,
-    # failure paths (issue 28): streams and EventBridge
     stream_retries_unbounded.RULE,
+    recursive_delivery_loop.RULE,
     eventbridge_target_role_missing.RULE,
 )
 
 # Modules in this folder that are not rules.
-SUPPORT_MODULES = ("common",)
+SUPPORT_MODULES = ("common", "iam")

@@ -146,11 +146,15 @@ SEND = ("sqs:SendMessage",)
 SENDERS = {SNS: "SNS", EVENTS: "EventBridge", S3: "S3"}
 
 
-def _policy_may_allow(policy: QueuePolicy, service: str) -> bool | None:
-    """True: a statement allows the service to send; None: not proved either way; False: none does."""
+def _policy_may_allow(policy: QueuePolicy, service: str, queue: Queue | None = None,
+                      graph: Graph | None = None) -> bool | None:
+    """True: a statement allows the service to send (to ``queue`` of ``graph``, when given:
+    a statement whose ``Resource`` is provably another resource grants it nothing); None:
+    not proved either way; False: none does."""
     if not isinstance(policy.statements, Known):
         return None
-    answers = {allows(s, service, SEND) for s in policy.statements.value}
+    answers = {allows(s, service, SEND) and (queue is None or graph is None or may_cover(graph, s, queue))
+               for s in policy.statements.value}
     if True in answers:
         return True
     return None if None in answers else False
@@ -170,9 +174,29 @@ def unresolved_policies_may_allow(graph: Graph) -> frozenset[str]:
     return frozenset(service for service in SENDERS if any(_policy_may_allow(p, service) is not False for p in loose))
 
 
+def may_cover(graph: Graph, statement, queue: Queue) -> bool | None:
+    """Does the statement's ``Resource`` cover the queue? False only when every entry is
+    provably something else: a reference to another resource of the unit, or a literal ARN
+    of another service. None when not proved (``*``, a pattern, a parameter)."""
+    resources = statement.resources
+    if not resources:
+        return None
+    for kind, entry in resources:
+        if kind == "text":
+            if entry.startswith("arn:") and arn_service(entry) not in (None, "sqs"):
+                continue
+            return None
+        if entry == queue.id:
+            return True
+        node = graph.get(entry)
+        if node is None or isinstance(node, External):
+            return None
+    return False
+
+
 def may_send(graph: Graph, queue: Queue, service: str, unresolved: frozenset[str]) -> bool | None:
     """Does a queue policy of the unit let the service send to the queue? None when not proved."""
-    answers = {_policy_may_allow(p, service) for p in graph.policies_for(queue.id)}
+    answers = {_policy_may_allow(p, service, queue, graph) for p in graph.policies_for(queue.id)}
     if True in answers:
         return True
     if service in unresolved:

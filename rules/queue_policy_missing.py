@@ -23,6 +23,11 @@ for `SqsSubscription`, for a rule event's `DeadLetterConfig` of `Type: SQS` and 
 connectors. A policy the linter cannot read, or one whose queues it cannot resolve,
 keeps it silent. A disabled rule is not flagged.
 
+A statement grants nothing to a queue its `Resource` does not cover: one whose every
+`Resource` entry is provably something else (a reference to another resource of the
+template, `!GetAtt OtherQueue.Arn`, `aws_sqs_queue.other.arn`, or the ARN of another
+service) does not count. `*`, patterns, parameters and literal queue ARNs may cover it.
+
 ## Why is this bad?
 Each delivery is refused, and what happens then depends on the service:
 

@@ -9,6 +9,12 @@ A `*` statement restricted by another key that limits who calls (`aws:PrincipalO
 `aws:PrincipalAccount`, `aws:PrincipalArn`, `aws:SourceVpce`, `aws:SourceVpc`,
 `aws:SourceIp`) is not flagged.
 
+A source condition whose every value is a wildcard is no condition: `*`, or an ARN pattern
+whose region, account and resource are all `*` or empty (`arn:aws:s3:::*`,
+`arn:aws:sns:*:*:*`), under `ArnLike`, `ArnEquals` or `StringLike` (IAM matches `*` in
+ARNs under both ARN operators, and under `StringLike`; under `StringEquals` a `*` is the
+character itself, which restricts the statement to nothing real, so it is not flagged).
+
 ## Why is this bad?
 SNS delivers on behalf of whichever topic a subscription belongs to, EventBridge on
 behalf of whichever rule targets the queue, S3 on behalf of whichever bucket notifies
@@ -89,7 +95,8 @@ def check(graph: Graph, options) -> list[Violation]:
 def _unrestricted(statement: Statement, service: str) -> bool:
     if allows(statement, service, SEND) is not True:
         return False
-    if statement.condition_keys & SOURCE_KEYS:
+    # a source key whose every value is a wildcard (arn:aws:s3:::*, *) restricts nothing
+    if (statement.condition_keys - statement.wildcard_keys) & SOURCE_KEYS:
         return False
     if "*" in statement.principals and statement.condition_keys & CALLER_KEYS:
         return False

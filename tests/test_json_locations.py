@@ -247,14 +247,14 @@ def test_the_deepest_location_of_a_document_at_the_nesting_limit(kind):
 
 
 def _template_with_unread_bodies(extra_role: str = "") -> str:
-    """A queue, a function and a SAM function (read), an IAM role and a state machine
+    """A queue, a function and a SAM function (read), an IAM group and a build project
     (not read), and a state machine with SAM connectors (read)."""
     return """{
   "AWSTemplateFormatVersion": "2010-09-09",
   "Resources": {
     "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 30}},
     "Role": {
-      "Type": "AWS::IAM::Role",
+      "Type": "AWS::IAM::Group",
       "Properties": {%s
         "Policies": [{"PolicyName": "Queue", "PolicyDocument": {"Statement": [
           {"Effect": "Allow", "Action": "sqs:*", "Resource": {"Fn::Join": ["", ["arn:", ":sqs:", "x"]]}}]}}],
@@ -279,8 +279,8 @@ def _read_bodies(data):
 
 
 def test_a_template_locates_only_the_resource_bodies_something_reads():
-    # The role's body and the build project's are read by no rule, loader or link (a state
-    # machine's is: EventBridge reaches one only with a role):
+    # The group's body and the build project's are read by no rule, loader or link (a
+    # role's is, and a state machine's: EventBridge reaches one only with a role):
     # they are stepped over, values only. Keys written inside them that name other
     # resources ("Queue", "Function") do not lead the search for the keys after them astray.
     text = _template_with_unread_bodies()

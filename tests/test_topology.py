@@ -411,3 +411,20 @@ def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, mon
     invoked = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"]}
     assert any(source in pipes and kinds[target] == topology.SERVICE for source, target in invoked)
     assert any(target in pipes and kinds[source] == topology.QUEUE for source, target in invoked)
+
+
+def test_a_customer_managed_key_is_drawn_with_what_it_encrypts(capsys, monkeypatch):
+    fixture = "tests/fixtures/key-policy-denies-sender/cfn_fires.yaml"
+    _, out, _ = run(capsys, monkeypatch, fixture, "--select", "key-policy-denies-sender", "--format", "json")
+    view = json.loads(out)
+    kinds = {n["key"]: n["kind"] for n in view["nodes"]}
+    by_id = nodes_by_id(view)
+    encrypts = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"] if e["kind"] == "encrypts"}
+    assert kinds["AccountOnlyKey"] == "key" and kinds["DefaultPolicyKey"] == "key"
+    assert encrypts == {("AccountOnlyKey", "OrdersQueue"), ("AccountOnlyKey", "OrdersDLQ"),
+                        ("EncryptOnlyKey", "JobsQueue"), ("DefaultPolicyKey", "AlertsTopic")}
+    for fmt in ("mermaid", "dot"):
+        _, out, _ = run(capsys, monkeypatch, fixture, "--select", "key-policy-denies-sender", "--format", fmt)
+        assert "AccountOnlyKey" in out
+        if fmt == "mermaid":
+            mermaid_syntax.check(out)

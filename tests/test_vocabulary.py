@@ -37,8 +37,9 @@ def _names(format_: str) -> set[str]:
 # Names written the same way in both (JSON keys of documents) are no one's own.
 SHARED = _names("cloudformation") & _names("terraform")
 # (less the properties that are also the words messages start with: "Queue q has ...", and
-# an S3 notification's Topic and Function)
-CFN_ONLY = {n for n in _names("cloudformation") - SHARED if n[0].isupper()} - {"Queue", "Queues", "Topic", "Function"}
+# an S3 notification's Topic, Function and Event: "Event source mapping ...")
+CFN_ONLY = {n for n in _names("cloudformation") - SHARED if n[0].isupper()} - {
+    "Queue", "Queues", "Topic", "Function", "Event"}
 TF_ONLY = {n for n in _names("terraform") - SHARED if "_" in n}  # visibility_timeout_seconds, aws_...
 
 

@@ -39,7 +39,7 @@ from fanout_lint.model.nodes import (
     Suppression,
     Written,
 )
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Field, Items, Kind
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Field, Items, Kind
 from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates, choice, to_bool, to_int
 
 if TYPE_CHECKING:
@@ -178,11 +178,13 @@ def _index_names(views: list[View], linker: Linker) -> None:
 
 def _index_aliases(views: list[View], linker: Linker) -> None:
     for view in views:
-        attribute = ALIAS_TYPES.get(view.type)
+        attribute, kind = ALIAS_TYPES.get(view.type), "function"
+        if attribute is None:
+            attribute, kind = KEY_ALIAS_TYPES.get(view.type), "key"
         if attribute is None or not view.shows_properties:
             continue
         view.evaluating()
-        target = view.target((attribute,), "function")
+        target = view.target((attribute,), kind)
         if target is not None and linker.is_resource(target) and target not in linker.externals:
             linker.aliases[view.id] = target
 
@@ -384,6 +386,25 @@ def _policy(view: View, path: Path, f: Field, values: dict) -> Value:
     return _statements(view, path)
 
 
+def _key_policy(view: View, path: Path, f: Field, values: dict) -> Value:
+    # An unwritten key policy is AWS's default one, not an unknown one.
+    return NONE if view.proves_absent(path) else _statements(view, path, arn_principals=True)
+
+
+def _events(view: View, path: Path, f: Field, values: dict) -> Value:
+    value = view.value(path)
+    if isinstance(value, Known) and isinstance(value.value, str):
+        return Known((value.value,), value.origin, value.detail, value.site)
+    return _string_tuple(value)
+
+
+def _at(kind: str):
+    def read(view: View, path: Path, f: Field, values: dict) -> Value:
+        return _destination_of(view, path, view.targets(path, kind))
+
+    return read
+
+
 def _destination(view: View, path: Path, f: Field, values: dict) -> Value:
     return _destination_of(view, path, view.targets(path, "queue"))
 
@@ -397,11 +418,12 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
-    "redrive_target": _redrive_target, "policy": _policy, "destination": _destination, "written": _written,
+    "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "events": _events, "destination": _destination, "written": _written,
 }
-_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any")
+_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key", "role")  # key, role: failure paths
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
 _READERS.update({f"refs:{kind}": _refs(kind) for kind in _REFERENCED})
+_READERS.update({f"at:{kind}": _at(kind) for kind in ("key", "role")})
 
 
 def _endpoint_kind(protocol: Value) -> str | None:
@@ -477,11 +499,12 @@ def _max_receive_count(view: View, path: Path, policy: dict, document: Known) ->
     return bounded(to_int(Known(leaf.value, origin, detail, site)), "redrive.max_receive_count")
 
 
-def _statements(view: View, path: Path) -> Value:
+def _statements(view: View, path: Path, arn_principals: bool = False) -> Value:
     document = view.document(path)
     if not isinstance(document, Known) or not isinstance(document.value, dict):
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
-    return parse_policy(document.value, view.loc, view.leaf)
+    return parse_policy(document.value, view.loc, view.leaf, arn_principals,
+                        lambda raw: view.doc_target(path, raw, "queue"))
 
 
 # -- Terraform resources that change another resource --------------------------

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from fanout_lint.loaders.located import Map, loc_of
 from fanout_lint.model.nodes import Body, Loc, Written
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES
 
 if TYPE_CHECKING:
     from typing import Any
@@ -58,7 +58,7 @@ def is_read(body: Any) -> bool:
     type_ = body.get("Type")
     if not isinstance(type_, str) or "Connectors" in body:
         return True
-    return type_ in BY_TYPE or type_ in ALIAS_TYPES or type_.startswith("AWS::Serverless::")
+    return type_ in BY_TYPE or type_ in ALIAS_TYPES or type_ in KEY_ALIAS_TYPES or type_.startswith("AWS::Serverless::")
 
 
 def is_template(data: Any) -> bool:

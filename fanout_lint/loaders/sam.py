@@ -180,7 +180,7 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
                             written=FUNCTION)]
     props = _merged(resource.props, function_globals)
     lambda_props = _located(props.loc, resource.props)
-    for key in ("FunctionName", "Timeout", "DeadLetterConfig", "ReservedConcurrentExecutions"):
+    for key in ("FunctionName", "Timeout", "DeadLetterConfig", "ReservedConcurrentExecutions", "Role", "RecursiveLoop"):
         if key in props:
             lambda_props.take(key, props)
     dlq = props.get("DeadLetterQueue")

@@ -43,7 +43,7 @@ from fanout_lint.loaders.terraform_modules import (
 from fanout_lint.loaders.terraform_overrides import attribute_file
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Items
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.not_modelled import NotModelled, esm_kind
 from fanout_lint.parse_cache import ParseCache
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Resources the builder reads: the schema's, aliases, and redrive policies set apart.
-_READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
+_READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 
 
 def load_terraform_dir(path: str, cache: ParseCache | None = None,
@@ -341,7 +341,9 @@ class HclView:
         return tuple(dict.fromkeys(found))
 
     def document(self, path) -> Value:
-        return _json_document(self.resolver, self.block_resource, path[-1])
+        # the block holding the argument: a nested block's own (a role's inline_policy), or the resource's
+        block, _ = self._attribute(path)
+        return _json_document(self.resolver, self.block_resource, path[-1], block)
 
     def leaf(self, raw: Any) -> Value:
         if isinstance(raw, Hole):
@@ -443,9 +445,9 @@ def _plain(value: Value, default: Value | None) -> Value:
     return choice(out)
 
 
-def _json_document(resolver: _Resolver, resource: Resource, name: str) -> Value:
+def _json_document(resolver: _Resolver, resource: Resource, name: str, block: Block | None = None) -> Value:
     """A JSON string argument (redrive_policy, policy) decoded, atoms kept."""
-    value = resolver.scope(resource).evaluator.resolved(resolver.raw(resource, name))
+    value = resolver.scope(resource).evaluator.resolved(resolver.raw(resource, name, block))
     options = candidates(value)
     if options is None:
         return value

@@ -25,7 +25,7 @@ from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.located import Map, MapSite, loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, Body, Loc, Suppression, Unit, Written
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KINDS, Items
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, KINDS, Items
 from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.not_modelled import NotModelled, esm_kind
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 PLAN = Written("terraform", "plan", generated=True)
 # The resource types a reference of a kind may name (a queue is an aws_sqs_queue).
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
-_READ = set(BY_TYPE) | set(ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
+_READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 PLAN_MAY_BE_UNMODELLED = {"aws_lambda_event_source_mapping"}
 
 SUPPORTED_MAJOR = "1"

@@ -16,15 +16,20 @@ from fanout_lint.model.nodes import (
     EventTarget,
     External,
     Function,
+    IamPolicy,
     InvokeConfig,
+    Key,
+    KeyPolicy,
     LambdaPermission,
     Mention,
     Node,
     Notification,
     Pipe,
+    PolicyAttachment,
     Queue,
     QueuePolicy,
     Redrive,
+    Role,
     Subscription,
     Topic,
     Unit,
@@ -122,6 +127,25 @@ class Graph:
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
+        # -- KMS keys (failure-path rules) --
+        self._key_policies: dict[str, list[KeyPolicy]] = defaultdict(list)
+        self._loose_key_policy = False
+        for key_policy in self._of_kind(KeyPolicy):
+            if isinstance(self.get(key_policy.key), Key):
+                self._key_policies[key_policy.key].append(key_policy)
+            else:
+                self._loose_key_policy = True
+        # -- IAM roles (failure-path rules) --
+        self._role_policies: dict[str, list[Node]] = defaultdict(list)
+        self._loose_role_policy = False
+        holders: list[IamPolicy | PolicyAttachment] = [*self._of_kind(IamPolicy), *self._of_kind(PolicyAttachment)]
+        for holder in holders:
+            named = ((holder.role,) if holder.role else ()) + holder.roles
+            for role_id in named:
+                if isinstance(self.get(role_id), Role):
+                    self._role_policies[role_id].append(holder)
+                else:
+                    self._loose_role_policy = True
 
     def _all_deliveries(self) -> Iterable[Delivery]:
         for sub in self._of_kind(Subscription):
@@ -247,6 +271,38 @@ class Graph:
     def may_be_on_success(self, node_id: str) -> bool:
         """An on-success destination of the unit is, or may be, the node."""
         return self._on_success is None or node_id in self._on_success
+
+    # -- KMS keys (failure-path rules) ------------------------------------------
+    def key_of(self, node: Node) -> Key | None:
+        """The customer managed key of the unit a queue or topic is encrypted with."""
+        named = getattr(node, "kms_key", None)
+        key = self.get(named.value) if isinstance(named, Known) and isinstance(named.value, str) else None
+        return key if isinstance(key, Key) else None
+
+    def key_policies_for(self, key_id: str) -> list[KeyPolicy]:
+        """Key policies written apart from the key (``aws_kms_key_policy``)."""
+        return list(self._key_policies.get(key_id, ()))
+
+    @property
+    def has_loose_key_policy(self) -> bool:
+        """A key policy resource names a key the loader could not resolve: it may be any key's."""
+        return self._loose_key_policy
+
+    def role_of(self, function: Function) -> Role | None:
+        """The function's execution role, when it is a role of the unit."""
+        named = function.role
+        role = self.get(named.value) if isinstance(named, Known) and isinstance(named.value, str) else None
+        return role if isinstance(role, Role) else None
+
+    def policies_of_role(self, role_id: str) -> list[Node]:
+        """The ``IamPolicy`` and ``PolicyAttachment`` nodes that name the role (its inline
+        policies included); the role's ``managed`` list names the others."""
+        return list(self._role_policies.get(role_id, ()))
+
+    @property
+    def has_loose_role_policy(self) -> bool:
+        """A policy or attachment names a role the loader could not resolve: it may be any role's."""
+        return self._loose_role_policy
 
     def deliveries_to(self, node_id: str) -> list[Delivery]:
         """Services sending to the queue or invoking the function through its resource

@@ -193,6 +193,7 @@ class Topic(Node):
     name: Value = UNREAD
     fifo: Value = UNREAD
     kms_master_key_id: Value = UNREAD
+    kms_key: Value = UNREAD  # the key KmsMasterKeyId names, as a destination: Known(node id) / Known(None) / Unknown
     exported: bool = False  # other stacks or configurations may subscribe to it
 
 
@@ -222,6 +223,7 @@ class Queue(Node):
     message_retention: Value = UNREAD
     redrive: Value = UNREAD  # Known(Redrive) / Known(None) / Unknown
     kms_master_key_id: Value = UNREAD
+    kms_key: Value = UNREAD  # the key KmsMasterKeyId names, as a destination: Known(node id) / Known(None) / Unknown
     content_based_deduplication: Value = UNREAD
 
 
@@ -251,6 +253,8 @@ class Function(Node):
     timeout: Value = UNREAD
     dead_letter: Value = UNREAD  # the function's DLQ (a queue or topic): a destination
     reserved_concurrency: Value = UNREAD  # Known(None) when unreserved
+    role: Value = UNREAD  # the execution role, as a destination: Known(node id) / Known(None) / Unknown
+    recursive_loop: Value = UNREAD  # RecursiveLoop: Terminate (the default) or Allow
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -335,6 +339,11 @@ class Notification(Node):
 
     bucket: str | None = None  # node id
     destination: str | None = None  # node id of the queue, topic or function (or External)
+    # -- failure paths (recursive loops) --
+    events: Value = UNREAD  # Known(tuple of event names): Event, events
+    filter: Value = UNREAD  # whether a key filter is written (Filter; filter_prefix or filter_suffix)
+    filter_prefix: Value = UNREAD
+    filter_suffix: Value = UNREAD
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -393,6 +402,13 @@ class Statement(ValueRecord):
     actions: tuple[str, ...] | None
     condition_keys: frozenset[str]  # lower-cased context keys, e.g. aws:sourcearn
     loc: Loc
+    # -- failure paths --
+    # What ``Resource`` names: ("ref", node id) for a reference the loader resolved, ("text",
+    # literal) for a literal; None when any entry is not proved (or ``NotResource``).
+    resources: tuple[tuple[str, str], ...] | None = None
+    # condition keys whose every written value matches anything (``arn:aws:s3:::*`` under
+    # ArnLike, ``*`` under StringLike): such a key restricts nothing
+    wildcard_keys: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -410,6 +426,59 @@ class LambdaPermission(Node):
     function: str | None = None  # node id
     principal: Value = UNREAD
     action: Value = UNREAD
+
+
+# -- KMS keys: who may use the key a queue or topic is encrypted with ------------------
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Key(Node):
+    """A customer managed KMS key (``AWS::KMS::Key``, ``aws_kms_key``) and its own key policy."""
+
+    # Known(tuple[Statement, ...]); Known(None) when none is written (AWS applies its
+    # default key policy, which names the account and no service); Unknown
+    policy: Value = UNREAD
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class KeyPolicy(Node):
+    """A key policy written apart from its key (Terraform's ``aws_kms_key_policy``): it
+    replaces the key's own."""
+
+    key: str | None = None  # node id
+    statements: Value = UNREAD
+
+
+# -- IAM roles and their policies: what a function's role may do -------------------------
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class Role(Node):
+    """An IAM role (``AWS::IAM::Role``, ``aws_iam_role``); its inline policies are
+    ``IamPolicy`` item nodes whose ``role`` is this one."""
+
+    managed: tuple[str, ...] = ()  # ManagedPolicyArns: policy nodes, or External nodes labelled with the ARN
+    managed_arns: Value = UNREAD  # the same list as written: Known(tuple of ARN strings) when every one is literal
+    inline_written: Value = UNREAD  # whether Policies / inline_policy is written ("written" reader)
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class IamPolicy(Node):
+    """An identity policy: a role's inline policy, ``AWS::IAM::Policy``, ``ManagedPolicy``,
+    ``RolePolicy``, ``aws_iam_policy``, ``aws_iam_role_policy``."""
+
+    role: str | None = None  # node id of the one role it is part of
+    roles: tuple[str, ...] = ()  # node ids of the roles it is attached to
+    statements: Value = UNREAD
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class PolicyAttachment(Node):
+    """``aws_iam_role_policy_attachment`` or ``aws_iam_policy_attachment``: a managed policy on roles."""
+
+    role: str | None = None
+    roles: tuple[str, ...] = ()
+    policy: str | None = None  # node id of the policy, or an External node labelled with its ARN
 
 
 @dataclass(eq=False, repr=False)

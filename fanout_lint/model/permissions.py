@@ -59,3 +59,10 @@ def action_matches(written: str, actions: tuple[str, ...]) -> bool:
         if written.endswith("*") and action.lower().startswith(written[:-1]):
             return True
     return False
+
+
+# Principals a key policy writes as ARNs the template cannot evaluate (loaders/policy_documents.py):
+# an account, role or user the template names without proving which: never a service, never "*".
+ACCOUNT_PRINCIPAL = "arn:(not known)"
+# The same, when the ARN provably ends in ":root": the account, which leaves the grant to IAM policies.
+ACCOUNT_ROOT = "arn:(account root)"

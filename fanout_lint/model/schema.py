@@ -19,11 +19,15 @@ Readers (how a value is read; the builder implements each once):
   ``refs:<kind>`` every node a list or a ``for_each`` may point at;
 - ``endpoint``: a subscription's endpoint, whose kind its protocol decides;
 - ``present``: whether the property is written at all (a filter policy);
+- ``events``: a string or a list of strings, as a tuple (an S3 notification's events);
 - ``redrive``: a redrive policy document (dead-letter queue and ``maxReceiveCount``);
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
-- ``policy``: an IAM policy document reduced to statements;
+- ``policy``: an IAM policy document reduced to statements; ``key_policy`` the same, but
+  Known(None) when none is written (a KMS key then has AWS's default key policy);
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
   ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
+- ``at:<kind>``: the node a reference names, read as a destination is (so a finding can
+  point at where it is written): a queue's KMS key, a function's role;
 - ``destination``: a reference read as a value: Known(node id), Known(None) when the
   template proves it unset, Unknown when it cannot tell (an intrinsic around the
   setting, a ``dynamic`` block);
@@ -48,13 +52,18 @@ from fanout_lint.model.nodes import (
     EventSourceMapping,
     EventTarget,
     Function,
+    IamPolicy,
     InvokeConfig,
+    Key,
+    KeyPolicy,
     LambdaPermission,
     Node,
     Notification,
     Pipe,
+    PolicyAttachment,
     Queue,
     QueuePolicy,
+    Role,
     RoleTarget,
     Stream,
     Subscription,
@@ -147,6 +156,7 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("dead_letter_target", "RedrivePolicy/deadLetterTargetArn", "redrive_policy/deadLetterTargetArn",
           "part"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
     Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
           "queue.content_based_deduplication"),
 ))
@@ -165,6 +175,7 @@ TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
     Field("name", "TopicName", "name"),
     Field("fifo", "FifoTopic", "fifo_topic", "bool", "topic.fifo"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
+    Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
 ), items=(Items("Subscription", SUBSCRIPTION, "inline subscription", "topic", (("inline", True),)),))
 
 FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_function",), (
@@ -172,6 +183,8 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("timeout", "Timeout", "timeout", "int", "function.timeout", "s"),
     Field("dead_letter", "DeadLetterConfig.TargetArn", "dead_letter_config.target_arn", "dead_letter"),
     Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
+    Field("role", "Role", "role", "at:role"),  # failure paths
+    Field("recursive_loop", "RecursiveLoop", "", "text"),  # failure paths; Terraform: aws_lambda_function_recursion_config
 ))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
@@ -323,6 +336,11 @@ S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "
 S3_TO_TOPIC = Kind("notification", Notification, (), (), (Field("destination", "Topic", "topic_arn", "ref:topic"),))
 S3_TO_FUNCTION = Kind("notification", Notification, (), (), (
     Field("destination", "Function", "lambda_function_arn", "ref:function"),
+    # failure paths (recursive loops)
+    Field("events", "Event", "events", "events"),
+    Field("filter", "Filter", "", "written"),
+    Field("filter_prefix", "", "filter_prefix", "written"),
+    Field("filter_suffix", "", "filter_suffix", "written"),
 ))
 _S3_NOTIFICATIONS = (
     Items("NotificationConfiguration.QueueConfigurations", S3_TO_QUEUE, "S3 notification", "bucket", tf="queue"),
@@ -336,6 +354,38 @@ BUCKET = Kind("bucket", Bucket, ("AWS::S3::Bucket",), ("aws_s3_bucket",), (
 BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_notification",), (
     Field("bucket", "", "bucket", "ref:bucket"),
 ), items=_S3_NOTIFICATIONS)
+
+
+# -- KMS keys and their policies (failure-path rules) ---------------------------------
+KEY = Kind("key", Key, ("AWS::KMS::Key",), ("aws_kms_key",), (
+    Field("policy", "KeyPolicy", "policy", "key_policy"),
+))
+KEY_POLICY = Kind("key_policy", KeyPolicy, (), ("aws_kms_key_policy",), (
+    Field("key", "", "key_id", "ref:key"),
+    Field("statements", "", "policy", "key_policy"),
+))
+# IAM roles and the policies that give them permissions.
+INLINE_POLICY = Kind("iam_policy", IamPolicy, (), (), (Field("statements", "PolicyDocument", "policy", "policy"),))
+ROLE = Kind("role", Role, ("AWS::IAM::Role",), ("aws_iam_role",), (
+    Field("managed", "ManagedPolicyArns", "managed_policy_arns", "refs:any"),
+    Field("managed_arns", "ManagedPolicyArns", "managed_policy_arns", "strings"),
+    Field("inline_written", "Policies", "inline_policy", "written"),
+), items=(Items("Policies", INLINE_POLICY, "inline policy", "role", tf="inline_policy"),))
+IAM_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"), ("aws_iam_policy",), (
+    Field("roles", "Roles", "", "refs:role"),
+    Field("statements", "PolicyDocument", "policy", "policy"),
+))
+ROLE_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::RolePolicy",), ("aws_iam_role_policy",), (
+    Field("role", "RoleName", "role", "ref:role"),
+    Field("statements", "PolicyDocument", "policy", "policy"),
+))
+POLICY_ATTACHMENT = Kind("policy_attachment", PolicyAttachment, (),
+                         ("aws_iam_role_policy_attachment", "aws_iam_policy_attachment"), (
+    Field("role", "", "role", "ref:role"),
+    Field("roles", "", "roles", "refs:role"),
+    Field("policy", "", "policy_arn", "ref:any"),
+))
+FAILURE_PATH_KINDS = (KEY, KEY_POLICY, ROLE, IAM_POLICY, ROLE_POLICY, POLICY_ATTACHMENT)
 
 
 # Resources the graph does not model that name a topic: producers that can publish to a
@@ -409,6 +459,7 @@ KINDS: tuple[Kind, ...] = (
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
     PIPE,
     *ROLE_TARGETS,
+    *FAILURE_PATH_KINDS,
 )
 
 # Resources that stand for a function: a reference to one is a reference to the function.
@@ -416,6 +467,13 @@ ALIAS_TYPES = {
     "AWS::Lambda::Alias": "FunctionName",
     "AWS::Lambda::Version": "FunctionName",
     "aws_lambda_alias": "function_name",
+}
+
+# Resources that stand for a KMS key (failure paths): a queue encrypted with the alias is
+# encrypted with its target key.
+KEY_ALIAS_TYPES = {
+    "AWS::KMS::Alias": "TargetKeyId",
+    "aws_kms_alias": "target_key_id",
 }
 
 BY_TYPE: dict[str, Kind] = {t: kind for kind in KINDS for t in kind.cfn_types + kind.tf_types}

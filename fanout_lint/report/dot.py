@@ -13,11 +13,13 @@ from fanout_lint.report.topology import (
     EXTERNAL,
     FILL,
     FUNCTION,
+    KEY,
     MAPPING,
     MISSING,
     NOTIFICATION,
     PIPE,
     QUEUE,
+    ROLE,
     RULE,
     SCHEDULE,
     SERVICE,
@@ -48,6 +50,8 @@ _SHAPES = {
     STREAM: ("box3d", ""),
     PIPE: ("box", "rounded,bold"),
     SERVICE: ("box", ""),
+    KEY: ("octagon", ""),
+    ROLE: ("tab", ""),
 }
 
 

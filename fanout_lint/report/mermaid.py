@@ -18,11 +18,13 @@ from fanout_lint.report.topology import (
     EXTERNAL,
     FILL,
     FUNCTION,
+    KEY,
     MAPPING,
     MISSING,
     NOTIFICATION,
     PIPE,
     QUEUE,
+    ROLE,
     RULE,
     SCHEDULE,
     SERVICE,
@@ -54,6 +56,8 @@ _SHAPES = {
     STREAM: ("[\\", "\\]"),
     PIPE: ("[\\", "/]"),
     SERVICE: ("[", "]"),
+    KEY: ("[\\", "/]"),
+    ROLE: ("(", ")"),
 }
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 

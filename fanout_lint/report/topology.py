@@ -36,13 +36,18 @@ from fanout_lint.model.nodes import (
     EventTarget,
     External,
     Function,
+    IamPolicy,
     InvokeConfig,
+    Key,
+    KeyPolicy,
     LambdaPermission,
     Node,
     Notification,
     Pipe,
+    PolicyAttachment,
     Queue,
     QueuePolicy,
+    Role,
     RoleTarget,
     Stream,
     Subscription,
@@ -62,6 +67,7 @@ RULE, TARGET, SCHEDULE, BUCKET, NOTIFICATION, STREAM = (
 )
 # EventBridge pipes, and the targets EventBridge reaches only with a role (a state machine, ...)
 PIPE, SERVICE = "pipe", "service"
+KEY, ROLE = "key", "role"  # failure paths: a KMS key (drawn with what it encrypts), an IAM role
 # Severity colours shared by the renderers: GitHub's Primer palette, readable in light
 # and dark themes.
 STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
@@ -256,8 +262,8 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
 
     drawn: dict[str, None] = {}  # insertion-ordered set of graph node ids
     for node in graph.nodes():
-        if isinstance(node, (QueuePolicy, LambdaPermission, InvokeConfig)):
-            continue  # their findings are shown on the queues and functions they govern
+        if isinstance(node, (QueuePolicy, LambdaPermission, InvokeConfig, KeyPolicy, IamPolicy, PolicyAttachment)):
+            continue  # their findings are shown on the queues, functions, keys and roles they govern
         if isinstance(node, _ALWAYS_DRAWN) or node.id in node_marks:
             drawn[node.id] = None
     for source, target, *_ in raw_edges:
@@ -366,6 +372,10 @@ def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
         return PIPE, ("EventBridge pipe",) + (("stopped",) if _stopped(node.desired_state) else ())
     if isinstance(node, RoleTarget):
         return SERVICE, _service_details(node)
+    if isinstance(node, Key):
+        return KEY, ("KMS key",)
+    if isinstance(node, Role):
+        return ROLE, ("IAM role",)
     return MISSING, (node.type or "not in the model",)
 
 
@@ -466,6 +476,10 @@ def _edges(graph: Graph) -> list[tuple[str, str, str, str, bool]]:
             success = single(node.on_success)
             if isinstance(success, str) and success:
                 edges.append((node.function, success, "on-success", "on success", False))
+        if isinstance(node, (Queue, Topic)):
+            key = graph.key_of(node)  # a customer managed key of the unit
+            if key is not None:
+                edges.append((key.id, node.id, "encrypts", "encrypts", False))
     for node in graph.nodes():
         for use in graph.dead_letter_uses(node.id):
             user = graph.get(use.user)
