@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import (
     async_invoke_without_failure_destination,
     batch_item_failures_off,
+    batching_settings_rejected,
     delivery_to_kms_managed_key,
     dlq_only_on_subscription,
     dlq_retention_not_longer,
@@ -45,6 +46,7 @@ ALL_RULES = (
     visibility_timeout_headroom.RULE,
     batch_item_failures_off.RULE,
     mapping_concurrency_above_reserved.RULE,
+    batching_settings_rejected.RULE,
     queue_policy_missing.RULE,
     queue_policy_without_source_arn.RULE,
     delivery_to_kms_managed_key.RULE,

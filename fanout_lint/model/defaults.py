@@ -83,6 +83,10 @@ DEFAULTS: dict[str, Default] = {
     "mapping.bisect": Default(
         False, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
     ),
+    # Provisioned mode of an SQS mapping: "For Amazon SQS event source mappings, ... a default of 200".
+    "mapping.maximum_pollers": Default(
+        200, "https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html"
+    ),
     # Asynchronous invocation: two retries after a function error, events kept up to 6 hours.
     "invoke.maximum_retry_attempts": Default(
         2, "https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-error-handling.html"
@@ -138,6 +142,7 @@ BOUNDS: dict[str, Bound] = {
     "mapping.batching_window": Bound(0, 300, _LAMBDA_MAPPING),
     "mapping.maximum_retry_attempts": Bound(-1, 10_000, _LAMBDA_MAPPING),
     "mapping.maximum_record_age": Bound(-1, 604_800, _LAMBDA_MAPPING),
+    "mapping.maximum_pollers": Bound(1, 10_000, "https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html"),
     "invoke.maximum_retry_attempts": Bound(0, 2, _LAMBDA_INVOKE),
     "invoke.maximum_event_age": Bound(60, 21_600, _LAMBDA_INVOKE),
     "event_target.retry_attempts": Bound(0, 185, _EVENTS_RETRY),

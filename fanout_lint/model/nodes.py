@@ -271,6 +271,8 @@ class EventSourceMapping(Node):
     # SQS scaling
     maximum_concurrency: Value = UNREAD
     provisioned_pollers: Value = UNREAD  # the ProvisionedPollerConfig as written, Known(None) when absent
+    # -- provisioned mode (FL205, FL206) --
+    maximum_pollers: Value = UNREAD  # ProvisionedPollerConfig.MaximumPollers (AWS default 200 for SQS)
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)

@@ -191,6 +191,9 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     Field("bisect", "BisectBatchOnFunctionError", "bisect_batch_on_function_error", "bool", "mapping.bisect"),
     Field("maximum_concurrency", "ScalingConfig.MaximumConcurrency", "scaling_config.maximum_concurrency", "int"),
     Field("provisioned_pollers", "ProvisionedPollerConfig", "provisioned_poller_config", "written"),
+    # -- batching and provisioned mode (FL205, FL206) --
+    Field("maximum_pollers", "ProvisionedPollerConfig.MaximumPollers", "provisioned_poller_config.maximum_pollers",
+          "int", "mapping.maximum_pollers"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
