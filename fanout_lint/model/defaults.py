@@ -73,6 +73,14 @@ DEFAULTS: dict[str, Default] = {
         False,
         "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
     ),
+    # FIFO queues: deduplication over the whole queue and its throughput quota per queue
+    # unless high throughput is configured (both settings apply to FIFO queues only).
+    "queue.deduplication_scope": Default(
+        "queue", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html"
+    ),
+    "queue.fifo_throughput_limit": Default(
+        "perQueue", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html"
+    ),
     # Stream mappings (Kinesis, DynamoDB): -1 is "until the record expires" and "no age limit".
     "mapping.maximum_retry_attempts": Default(
         -1, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"

@@ -223,6 +223,9 @@ class Queue(Node):
     redrive: Value = UNREAD  # Known(Redrive) / Known(None) / Unknown
     kms_master_key_id: Value = UNREAD
     content_based_deduplication: Value = UNREAD
+    # -- FIFO high throughput (FL005) --
+    deduplication_scope: Value = UNREAD  # "queue" (default) or "messageGroup"
+    fifo_throughput_limit: Value = UNREAD  # "perQueue" (default) or "perMessageGroupId"
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)

@@ -147,6 +147,10 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
     Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
           "queue.content_based_deduplication"),
+    # -- FIFO high throughput (FL005) --
+    Field("deduplication_scope", "DeduplicationScope", "deduplication_scope", "text", "queue.deduplication_scope"),
+    Field("fifo_throughput_limit", "FifoThroughputLimit", "fifo_throughput_limit", "text",
+          "queue.fifo_throughput_limit"),
 ))
 
 SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), ("aws_sns_topic_subscription",), (
