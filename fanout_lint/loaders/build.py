@@ -29,6 +29,7 @@ from fanout_lint.model.nodes import (
     NONE,
     Body,
     DeadLetterUse,
+    FilterShape,
     Loc,
     Mention,
     Node,
@@ -396,10 +397,42 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
     return Known(True) if view.is_written(path) else Unknown("not known whether it is set")
 
 
+# -- filter policies (FL006, FL007) --
+
+def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
+    """An SNS filter policy as a FilterShape: Known(None) when there is none, Unknown when
+    the document (or its top level) is not known."""
+    document = view.document(path)
+    if not isinstance(document, Known):
+        return document if isinstance(document, Unknown) else Unknown("a condition chooses the filter policy")
+    policy = document.value
+    if policy is None:
+        return NONE
+    if not isinstance(policy, dict):
+        return Unknown("filter policy is not an object")
+    combinations: int | None = 1
+    nested = []
+    for key, raw in policy.items():
+        if isinstance(raw, list):
+            if combinations is not None:
+                combinations *= max(len(raw), 1)
+            continue
+        leaf = view.leaf(raw)
+        if isinstance(leaf, Known) and isinstance(leaf.value, dict):
+            nested.append(key)
+        elif isinstance(leaf, Known) and isinstance(leaf.value, list) and combinations is not None:
+            combinations *= max(len(leaf.value), 1)
+        elif not isinstance(leaf, Known):
+            combinations = None  # a value known only at deploy time: its array's length too
+    shape = FilterShape(tuple(policy), combinations, tuple(nested), "$or" in policy)
+    return Known(shape, document.origin, document.detail, _site(view, path))
+
+
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
     "redrive_target": _redrive_target, "policy": _policy, "destination": _destination, "written": _written,
+    "filter_policy": _filter_policy,
 }
 _REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any")
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})

@@ -81,6 +81,10 @@ DEFAULTS: dict[str, Default] = {
     "queue.fifo_throughput_limit": Default(
         "perQueue", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html"
     ),
+    # SNS subscription filter policies apply to message attributes unless told otherwise.
+    "subscription.filter_policy_scope": Default(
+        "MessageAttributes", "https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html"
+    ),
     # Stream mappings (Kinesis, DynamoDB): -1 is "until the record expires" and "no age limit".
     "mapping.maximum_retry_attempts": Default(
         -1, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"

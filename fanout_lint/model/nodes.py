@@ -239,6 +239,20 @@ class Subscription(Node):
     redrive_dlq: Value = UNREAD  # Known(node id) / Known(None) / Unknown
     filter_policy: bool = False
     inline: bool = False  # declared in AWS::SNS::Topic.Subscription
+    # -- filter policies (FL006, FL007) --
+    filter_shape: Value = UNREAD  # Known(FilterShape) / Known(None) when none / Unknown
+    filter_scope: Value = UNREAD  # FilterPolicyScope: "MessageAttributes" (default) or "MessageBody"
+
+
+@dataclass(eq=False, repr=False)
+class FilterShape(ValueRecord):
+    """What AWS's limits ask of an SNS filter policy (its keys, value arrays and nesting),
+    read from the document by the builder."""
+
+    keys: tuple[str, ...]  # the top-level keys
+    combinations: int | None  # the product of the value arrays' lengths; None when not known
+    nested: tuple[str, ...]  # top-level keys whose value is an object (a nested policy)
+    has_or: bool  # a "$or" key: AWS counts combinations otherwise, so they are not computed
 
 
 # A destination (a dead-letter queue, an on-failure destination) is a Value: Known(node id),

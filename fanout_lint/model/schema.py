@@ -22,6 +22,8 @@ Readers (how a value is read; the builder implements each once):
 - ``redrive``: a redrive policy document (dead-letter queue and ``maxReceiveCount``);
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
 - ``policy``: an IAM policy document reduced to statements;
+- ``filter_policy``: an SNS filter policy reduced to what AWS's limits ask of it (a
+  ``FilterShape``: keys, combinations, nested keys);
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
   ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
 - ``destination``: a reference read as a value: Known(node id), Known(None) when the
@@ -161,6 +163,9 @@ SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), (
           "subscription.raw_message_delivery"),
     Field("redrive_dlq", "RedrivePolicy", "redrive_policy", "redrive_target"),
     Field("filter_policy", "FilterPolicy", "filter_policy", "present"),
+    # -- filter policies (FL006, FL007) --
+    Field("filter_shape", "FilterPolicy", "filter_policy", "filter_policy"),
+    Field("filter_scope", "FilterPolicyScope", "filter_policy_scope", "text", "subscription.filter_policy_scope"),
 ))
 
 TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
