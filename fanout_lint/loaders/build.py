@@ -412,10 +412,13 @@ def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
         return Unknown("filter policy is not an object")
     combinations: int | None = 1
     nested = []
+    present = []
     for key, raw in policy.items():
         if isinstance(raw, list):
             if combinations is not None:
                 combinations *= max(len(raw), 1)
+            if raw and all(_needs_attribute(view.leaf(item)) for item in raw):
+                present.append(key)
             continue
         leaf = view.leaf(raw)
         if isinstance(leaf, Known) and isinstance(leaf.value, dict):
@@ -424,8 +427,27 @@ def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
             combinations *= max(len(leaf.value), 1)
         elif not isinstance(leaf, Known):
             combinations = None  # a value known only at deploy time: its array's length too
-    shape = FilterShape(tuple(policy), combinations, tuple(nested), "$or" in policy)
+    shape = FilterShape(tuple(policy), combinations, tuple(nested), "$or" in policy, tuple(present))
     return Known(shape, document.origin, document.detail, _site(view, path))
+
+
+# Operators of a filter policy value that match only an attribute that is there.
+_PRESENCE_OPERATORS = frozenset(("prefix", "suffix", "numeric", "equals-ignore-case", "cidr", "wildcard"))
+
+
+def _needs_attribute(item: Value) -> bool:
+    """A value of a filter policy's array that no message without the attribute matches."""
+    if not isinstance(item, Known):
+        return False
+    value = item.value
+    if isinstance(value, bool) or value is None:
+        return False  # not a documented value of an attribute policy: proves nothing
+    if isinstance(value, (str, int, float)):
+        return True
+    if isinstance(value, dict) and len(value) == 1:
+        (operator, argument), = value.items()
+        return operator in _PRESENCE_OPERATORS or (operator == "exists" and argument is True)
+    return False
 
 
 _READERS = {

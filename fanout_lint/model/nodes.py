@@ -253,6 +253,9 @@ class FilterShape(ValueRecord):
     combinations: int | None  # the product of the value arrays' lengths; None when not known
     nested: tuple[str, ...]  # top-level keys whose value is an object (a nested policy)
     has_or: bool  # a "$or" key: AWS counts combinations otherwise, so they are not computed
+    # top-level keys every value of which matches only a message that has the attribute
+    # (strings, numbers, prefix, suffix, numeric, ...; not anything-but or exists: false)
+    present_keys: tuple[str, ...] = ()
 
 
 # A destination (a dead-letter queue, an on-failure destination) is a Value: Known(node id),
