@@ -26,7 +26,10 @@ from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.model.defaults import bounded, default_of
 from fanout_lint.model.nodes import (
+    ANY_ALARM,
+    ANY_QUEUE,
     NONE,
+    WATCHES_DEPTH,
     Body,
     DeadLetterUse,
     FilterShape,
@@ -39,7 +42,7 @@ from fanout_lint.model.nodes import (
     Suppression,
     Written,
 )
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, Field, Items, Kind
+from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, DEPTH_ALARMS, DEPTH_METRIC, DepthAlarm, Field, Items, Kind
 from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates, choice, to_bool, to_int
 
 TYPE_CHECKING = False  # typing's, without importing typing (about 2.5 ms of start-up)
@@ -303,6 +306,9 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
         out.nodes.append(kind.node(**values))
     if view.type == "aws_sqs_queue":
         _queue_argument_policy(out, view)
+    alarm = DEPTH_ALARMS.get(view.type)
+    if alarm is not None:
+        _depth_alarm(out, view, alarm, linker)
     for items in kind.items:
         if not view.shows_properties:
             continue
@@ -539,6 +545,47 @@ def _statements(view: View, path: Path) -> Value:
     if not isinstance(document, Known) or not isinstance(document.value, dict):
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
     return parse_policy(document.value, view.loc, view.leaf)
+
+
+# -- CloudWatch alarms on queue depth (FL106) ------------------------------------
+
+def _depth_alarm(out: Built, view: View, alarm: DepthAlarm, linker: Linker) -> None:
+    """Record the queues whose depth the alarm watches; ``ANY_QUEUE`` when it may watch a
+    queue the template does not show (metric math, a value known only at deploy time)."""
+    def watches(target: str) -> None:
+        out.mentions.append(Mention(target, view.id, view.type, alarm.dimensions, WATCHES_DEPTH))
+
+    watches(ANY_ALARM)
+    if not view.shows_properties or not view.proves_absent((alarm.math,)):
+        watches(ANY_QUEUE)
+        return
+    metric, namespace = view.value((alarm.metric,)), view.value((alarm.namespace,))
+    if not (isinstance(metric, Known) and isinstance(namespace, Known)):
+        watches(ANY_QUEUE)
+        return
+    if metric.value != DEPTH_METRIC or namespace.value != "AWS/SQS":
+        return
+    if view.written.format == "cloudformation":
+        targets = view.targets((alarm.dimensions, "Value"), "queue")  # a list of {Name, Value}
+    else:
+        targets = _queue_dimension(view, alarm)
+    if not targets:
+        # a dimension the template writes but no queue it names: not known which queue
+        if not view.proves_absent((alarm.dimensions,)):
+            watches(ANY_QUEUE)
+        return
+    for target in targets:
+        watches(ANY_QUEUE if target in linker.externals else target)
+
+
+def _queue_dimension(view: View, alarm: DepthAlarm) -> tuple[str, ...]:
+    """The queue a Terraform alarm's ``dimensions = { QueueName = ... }`` names."""
+    dimensions = view.value((alarm.dimensions,))
+    if not isinstance(dimensions, Known) or not isinstance(dimensions.value, dict):
+        return ()
+    raw = dimensions.value.get("QueueName")
+    target = view.doc_target((alarm.dimensions,), raw, "queue") if raw is not None else None
+    return (target,) if target else ()
 
 
 # -- Terraform resources that change another resource --------------------------

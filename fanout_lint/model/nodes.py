@@ -408,6 +408,14 @@ class DeadLetterUse(ValueRecord):
 PUBLISHES_ONLY = "publishes"  # a producer that can send to a topic but not to a queue (an alarm)
 SUBSCRIBES = "subscribes"  # a subscriber that is no SNS subscription of the template (AWS Chatbot)
 EXPORTS = "exports"  # makes it known to others (an SSM parameter holding its ARN)
+# -- CloudWatch alarms on queue depth (FL106) --
+WATCHES_DEPTH = "watches-depth"  # a CloudWatch alarm on the queue's ApproximateNumberOfMessagesVisible
+# The target of a WATCHES_DEPTH mention whose queue cannot be told (metric math, a dimension
+# or metric known only at deploy time): it may watch any queue.
+ANY_QUEUE = "*"
+# The target of the WATCHES_DEPTH mention every metric alarm records, whatever it watches:
+# the run defines CloudWatch alarms.
+ANY_ALARM = "+"
 
 
 @dataclass(eq=False, repr=False)

@@ -363,6 +363,26 @@ MENTIONS = (
     _mentions(EXPORTS, ("AWS::SSM::Parameter",), ("aws_ssm_parameter",), ("Value", "value")),
 )
 
+# -- CloudWatch alarms on queue depth (FL106) --
+# An alarm resource is a mention kind (its actions publish to topics); the builder also reads
+# these settings of it, to record which queue's depth it watches (``WATCHES_DEPTH``).
+@dataclass(frozen=True, eq=False, repr=False)
+class DepthAlarm:
+    """Where an alarm type writes its metric, namespace, dimensions and metric math."""
+
+    metric: str
+    namespace: str
+    dimensions: str  # CloudFormation: a list of {Name, Value}; Terraform: a map of name to value
+    math: str  # metric math (Metrics, metric_query): the queue cannot be told
+
+
+DEPTH_METRIC = "ApproximateNumberOfMessagesVisible"
+DEPTH_ALARMS: dict[str, DepthAlarm] = {
+    "AWS::CloudWatch::Alarm": DepthAlarm("MetricName", "Namespace", "Dimensions", "Metrics"),
+    "aws_cloudwatch_metric_alarm": DepthAlarm("metric_name", "namespace", "dimensions", "metric_query"),
+}
+
+
 KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
     INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
