@@ -96,7 +96,8 @@ def check(graph: Graph, options) -> list[Violation]:
         senders = _senders_only(graph, topic)
         if not senders:
             continue
-        keys = ", ".join(shape.value.present_keys)
+        present = shape.value.present_keys
+        keys = ", ".join(present[:6]) + (f" and {len(present) - 6:,} more" if len(present) > 6 else "")
         names = ", ".join(dict.fromkeys(f"{SENDERS[d.service]} ({d.sender.resource})" for d in senders))
         found.append(Violation(
             at=sub,

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
-from fanout_lint.model.nodes import FilterShape, Subscription
+from fanout_lint.model.nodes import COMBINATIONS_CAP, FilterShape, Subscription
 from fanout_lint.model.values import Known, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
 from fanout_lint.rule import Fix, Rule, Violation
@@ -97,7 +97,7 @@ def _limits(sub: Subscription, shape: FilterShape) -> list[Violation]:
             at=sub,
             field="filter_shape",
             message=(
-                f"{policy} of {reported(sub)} has {len(shape.keys)} keys ({', '.join(shape.keys)}): SNS accepts at "
+                f"{policy} of {reported(sub)} has {len(shape.keys):,} keys ({_some(shape.keys)}): SNS accepts at "
                 f"most {MAX_KEYS} and refuses the policy, so the deploy fails; split it over several subscriptions "
                 f"or match the rest in the consumer"
             ),
@@ -107,7 +107,7 @@ def _limits(sub: Subscription, shape: FilterShape) -> list[Violation]:
             at=sub,
             field="filter_shape",
             message=(
-                f"{policy} of {reported(sub)} has {shape.combinations:,} combinations of values (the product of "
+                f"{policy} of {reported(sub)} has {_count(shape.combinations)} combinations of values (the product of "
                 f"its value arrays' lengths): SNS accepts at most {MAX_COMBINATIONS} and refuses the policy, so the "
                 f"deploy fails; split it over several subscriptions or match the rest in the consumer"
             ),
@@ -118,7 +118,7 @@ def _limits(sub: Subscription, shape: FilterShape) -> list[Violation]:
 def _nested(sub: Subscription, shape: FilterShape) -> list[Violation]:
     if not shape.nested or verdict(lambda scope: scope == ATTRIBUTES, sub.filter_scope) is not True:
         return []
-    keys = ", ".join(shape.nested)
+    keys = _some(shape.nested)
     return [Violation(
         at=sub,
         field="filter_shape",
@@ -131,6 +131,16 @@ def _nested(sub: Subscription, shape: FilterShape) -> list[Violation]:
         # The policy then matches the body instead of the attributes: what reaches the consumer changes.
         fix=Fix("filter_scope", BODY, safe=False),
     )]
+
+
+def _some(keys: tuple[str, ...], shown: int = 6) -> str:
+    """The first keys, for a message: a policy may hold thousands."""
+    more = len(keys) - shown
+    return ", ".join(keys[:shown]) + (f" and {more:,} more" if more > 0 else "")
+
+
+def _count(combinations: int) -> str:
+    return f"over {COMBINATIONS_CAP:,}" if combinations >= COMBINATIONS_CAP else f"{combinations:,}"
 
 
 RULE = Rule(

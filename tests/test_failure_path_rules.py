@@ -129,3 +129,25 @@ def test_an_alarm_whose_queue_is_not_known_silences_every_dead_letter_queue(tmp_
     # the same alarm on a known other metric watches no queue's depth: the DLQ is flagged
     template.write_text(text.replace("ApproximateNumberOfMessagesVisible", "NumberOfMessagesSent"))
     assert [f.resource for f in _findings(str(template), "FL106")] == ["DLQ"]
+
+
+def test_a_huge_filter_policy_is_one_bounded_finding_per_limit(tmp_path):
+    template = tmp_path / "t.yaml"
+    keys = "".join(f"          k{i}: [a, b, c]\n" for i in range(3000))
+    template.write_text(textwrap.dedent("""\
+        Resources:
+          Topic:
+            Type: AWS::SNS::Topic
+          Sub:
+            Type: AWS::SNS::Subscription
+            Properties:
+              TopicArn: !Ref Topic
+              Protocol: https
+              Endpoint: https://example.com/x
+              FilterPolicy:
+        """) + keys)
+    messages = sorted(f.message for f in _findings(str(template), "FL006"))
+    assert len(messages) == 2
+    assert any("over 1,000,000,000 combinations" in m for m in messages)
+    assert any("3,000 keys (k0, k1, k2, k3, k4, k5 and 2,994 more)" in m for m in messages)
+    assert all(len(m) < 400 for m in messages)

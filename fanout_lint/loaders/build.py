@@ -28,6 +28,7 @@ from fanout_lint.model.defaults import bounded, default_of
 from fanout_lint.model.nodes import (
     ANY_ALARM,
     ANY_QUEUE,
+    COMBINATIONS_CAP,
     NONE,
     WATCHES_DEPTH,
     Body,
@@ -422,7 +423,7 @@ def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
     for key, raw in policy.items():
         if isinstance(raw, list):
             if combinations is not None:
-                combinations *= max(len(raw), 1)
+                combinations = min(combinations * max(len(raw), 1), COMBINATIONS_CAP)
             if raw and all(_needs_attribute(view.leaf(item)) for item in raw):
                 present.append(key)
             continue
@@ -430,7 +431,7 @@ def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
         if isinstance(leaf, Known) and isinstance(leaf.value, dict):
             nested.append(key)
         elif isinstance(leaf, Known) and isinstance(leaf.value, list) and combinations is not None:
-            combinations *= max(len(leaf.value), 1)
+            combinations = min(combinations * max(len(leaf.value), 1), COMBINATIONS_CAP)
         elif not isinstance(leaf, Known):
             combinations = None  # a value known only at deploy time: its array's length too
     shape = FilterShape(tuple(policy), combinations, tuple(nested), "$or" in policy, tuple(present))

@@ -244,13 +244,18 @@ class Subscription(Node):
     filter_scope: Value = UNREAD  # FilterPolicyScope: "MessageAttributes" (default) or "MessageBody"
 
 
+# Where the builder stops multiplying a filter policy's array lengths: far above AWS's limit
+# of 150, and small enough that the number prints (a hostile policy's product would not).
+COMBINATIONS_CAP = 10**9
+
+
 @dataclass(eq=False, repr=False)
 class FilterShape(ValueRecord):
     """What AWS's limits ask of an SNS filter policy (its keys, value arrays and nesting),
     read from the document by the builder."""
 
     keys: tuple[str, ...]  # the top-level keys
-    combinations: int | None  # the product of the value arrays' lengths; None when not known
+    combinations: int | None  # the product of the value arrays' lengths (at most COMBINATIONS_CAP); None: unknown
     nested: tuple[str, ...]  # top-level keys whose value is an object (a nested policy)
     has_or: bool  # a "$or" key: AWS counts combinations otherwise, so they are not computed
     # top-level keys every value of which matches only a message that has the attribute
