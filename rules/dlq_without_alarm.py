@@ -100,8 +100,8 @@ def check(graph: Graph, options) -> list[Violation]:
 def _advice(queue: Queue) -> str:
     if is_terraform(queue):
         alarm = "aws_cloudwatch_metric_alarm"
-        return (f"add an {alarm} with namespace \"AWS/SQS\", metric_name \"{DEPTH_METRIC}\" and "
-                f"dimensions {{ QueueName = ... }} for it, or suppress this where another stack alarms on it")
+        return (f"add an {alarm} with namespace \"AWS/SQS\", metric_name \"{DEPTH_METRIC}\" and the queue's "
+                f"name in dimensions, or suppress this where another stack alarms on it")
     alarm = "AWS::CloudWatch::Alarm"
     return (f"add an {alarm} with Namespace AWS/SQS, MetricName {DEPTH_METRIC} and a QueueName dimension "
             f"for it, or suppress this where another stack alarms on it")
