@@ -49,6 +49,24 @@ class FL004(adapter.FanoutLintRule):
     fanout_id = "FL004"
 
 
+class FL005(adapter.FanoutLintRule):
+    """fifo-high-throughput-partial"""
+
+    fanout_id = "FL005"
+
+
+class FL006(adapter.FanoutLintRule):
+    """filter-policy-rejected"""
+
+    fanout_id = "FL006"
+
+
+class FL007(adapter.FanoutLintRule):
+    """filter-policy-never-matches"""
+
+    fanout_id = "FL007"
+
+
 class FL101(adapter.FanoutLintRule):
     """missing-dlq"""
 
@@ -79,6 +97,12 @@ class FL105(adapter.FanoutLintRule):
     fanout_id = "FL105"
 
 
+class FL106(adapter.FanoutLintRule):
+    """dlq-without-alarm"""
+
+    fanout_id = "FL106"
+
+
 class FL201(adapter.FanoutLintRule):
     """shared-queue"""
 
@@ -107,6 +131,12 @@ class FL205(adapter.FanoutLintRule):
     """mapping-concurrency-above-reserved"""
 
     fanout_id = "FL205"
+
+
+class FL206(adapter.FanoutLintRule):
+    """batching-settings-rejected"""
+
+    fanout_id = "FL206"
 
 
 class FL301(adapter.FanoutLintRule):

@@ -8,10 +8,16 @@ invocations Lambda scales one SQS mapping to, or its maximum concurrency is abov
 reservation, or the maximum concurrencies of all the function's SQS mappings add up to
 more than the reservation (then each of them is flagged).
 
+A mapping in provisioned mode (`ProvisionedPollerConfig`, `provisioned_poller_config`)
+is scaled by its pollers instead: each event poller invokes the function up to 10 times
+at once, so the mapping can reach 10 x its maximum pollers (`MaximumPollers`,
+`maximum_pollers`; 200 when not set) concurrent invocations, and it is flagged when
+that, alone or added to the function's other SQS mappings, is above the reservation.
+
 Not flagged: a reservation of 0 (the function is switched off on purpose), no
-reservation (Terraform's `-1`), a mapping with provisioned pollers
-(`ProvisionedPollerConfig`, `provisioned_poller_config`: they exclude `ScalingConfig`),
-a disabled mapping, and anything the linter cannot read.
+reservation (Terraform's `-1`), a mapping that sets both maximum concurrency and
+provisioned pollers (Lambda refuses it: `batching-settings-rejected`), a disabled
+mapping, and anything the linter cannot read.
 
 ## Why is this bad?
 Maximum concurrency and reserved concurrency are independent settings. The mapping's
@@ -19,12 +25,14 @@ pollers keep receiving batches while the function is at its reserved concurrency
 Lambda throttles the invocations, and a throttled batch becomes visible again in the
 queue. Every receive counts toward the queue's `maxReceiveCount`, so healthy messages
 that were only throttled end up in the dead-letter queue. AWS: "Don't set maximum
-concurrency higher than the function's reserved concurrency."
+concurrency higher than the function's reserved concurrency." In provisioned mode AWS
+says each event poller handles "up to 10 concurrent invokes".
 
 ## How to fix
 Set each SQS mapping's maximum concurrency (2 to 1,000) so that their sum stays at or
 below the function's reserved concurrency, or raise the reservation. To limit how fast
-one queue is consumed, use maximum concurrency rather than reserved concurrency.
+one queue is consumed, use maximum concurrency rather than reserved concurrency. In
+provisioned mode, keep 10 x `MaximumPollers` within the reservation.
 
 CloudFormation (SAM: the same `ScalingConfig` on the `SQS` event):
 
@@ -53,6 +61,7 @@ resource "aws_lambda_event_source_mapping" "orders" {
 - https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
 - https://repost.aws/knowledge-center/lambda-sqs-scaling
 - https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html
+- https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html
 """
 
 from __future__ import annotations
@@ -60,7 +69,7 @@ from __future__ import annotations
 from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Queue
-from fanout_lint.model.values import Known, is_false, verdict
+from fanout_lint.model.values import Known, describe, is_false, verdict
 from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Rule, Violation
 
@@ -96,7 +105,37 @@ def _polled_by_lambda(mapping: EventSourceMapping) -> bool:
     return verdict(lambda pollers: pollers is False, mapping.provisioned_pollers) is True
 
 
+# -- provisioned mode --------------------------------------------------------------
+
+# "each event poller can handle ... up to 10 concurrent invokes" (services-sqs-scaling).
+INVOKES_PER_POLLER = 10
+
+
+def _provisioned(mapping: EventSourceMapping) -> bool:
+    """The mapping provably scales by its provisioned pollers alone (no ScalingConfig,
+    which Lambda refuses beside them)."""
+    return (verdict(lambda pollers: pollers is True, mapping.provisioned_pollers) is True
+            and verdict(lambda m: m is None, mapping.maximum_concurrency) is True)
+
+
+def _provisioned_ceiling(mapping: EventSourceMapping) -> int | None:
+    """How many invocations at once the mapping's pollers can make, when known."""
+    known = single_values(mapping.maximum_pollers) if _provisioned(mapping) else None
+    pollers = known[0] if known else None
+    if not isinstance(pollers, int) or isinstance(pollers, bool):
+        return None
+    return INVOKES_PER_POLLER * pollers
+
+
 def _alone(graph: Graph, function: Function, reserved: int, mapping: EventSourceMapping) -> Violation | None:
+    ceiling = _provisioned_ceiling(mapping)
+    if ceiling is not None:
+        if ceiling <= reserved:
+            return None
+        state = (f"has provisioned pollers with {term(mapping, 'maximum_pollers')} "
+                 f"{describe(mapping.maximum_pollers)}, which invoke it up to {ceiling:,} times at once "
+                 f"({INVOKES_PER_POLLER} per poller), above it")
+        return _violation(graph, function, reserved, mapping, state, "maximum_pollers", True)
     if not _polled_by_lambda(mapping):
         return None
     limit = mapping.maximum_concurrency
@@ -116,7 +155,13 @@ def _total(mappings: list[EventSourceMapping]) -> int | None:
     total = 0
     for mapping in mappings:
         limit = mapping.maximum_concurrency
-        if mapping.multi_instance or not _polled_by_lambda(mapping) or verdict(lambda e: e is True, mapping.enabled) is not True:
+        if mapping.multi_instance or verdict(lambda e: e is True, mapping.enabled) is not True:
+            return None
+        ceiling = _provisioned_ceiling(mapping)
+        if ceiling is not None:
+            total += ceiling
+            continue
+        if not _polled_by_lambda(mapping):
             return None
         if not (isinstance(limit, Known) and isinstance(limit.value, int) and not isinstance(limit.value, bool)):
             return None
@@ -126,24 +171,40 @@ def _total(mappings: list[EventSourceMapping]) -> int | None:
 
 def _together(graph: Graph, function: Function, reserved: int, mapping: EventSourceMapping,
               mappings: list[EventSourceMapping], total: int) -> Violation:
-    parts = ", ".join(f"{m.resource}: {m.maximum_concurrency.value}" for m in mappings)
-    state = (f"is one of its SQS mappings whose {term(mapping, 'maximum_concurrency')} add up to {total} "
-             f"({parts}), above it")
-    return _violation(graph, function, reserved, mapping, state)
+    parts = ", ".join(f"{m.resource}: {_share(m)}" for m in mappings)
+    mixed = any(_provisioned_ceiling(m) is not None for m in mappings)
+    limits = "concurrency limits" if mixed else term(mapping, 'maximum_concurrency')
+    state = f"is one of its SQS mappings whose {limits} add up to {total} ({parts}), above it"
+    field = "maximum_pollers" if _provisioned_ceiling(mapping) is not None else "maximum_concurrency"
+    return _violation(graph, function, reserved, mapping, state, field, mixed)
 
 
-def _violation(graph: Graph, function: Function, reserved: int, mapping: EventSourceMapping, state: str) -> Violation:
+def _pollers_part(mapping: EventSourceMapping, provisioned: bool) -> str:
+    if not provisioned:
+        return ""
+    return f" and {INVOKES_PER_POLLER} x {term(mapping, 'maximum_pollers')}"
+
+
+def _share(mapping: EventSourceMapping) -> str:
+    ceiling = _provisioned_ceiling(mapping)
+    if ceiling is None:
+        return str(mapping.maximum_concurrency.value)
+    return f"{ceiling} ({INVOKES_PER_POLLER} x {term(mapping, 'maximum_pollers')} {mapping.maximum_pollers.value})"
+
+
+def _violation(graph: Graph, function: Function, reserved: int, mapping: EventSourceMapping, state: str,
+               field: str = "maximum_concurrency", provisioned: bool = False) -> Violation:
     queue = graph.get(mapping.source)
     receives = term(queue, "max_receive_count") if isinstance(queue, Queue) else "maxReceiveCount"
     return Violation(
         at=mapping,
-        field="maximum_concurrency",
+        field=field,
         message=(
             f"Function {function.resource} reserves {reserved} concurrent executions "
             f"({term(function, 'reserved_concurrency')}) and mapping {mapping.resource}, reading {named(queue)}, "
             f"{state}: throttled batches return to the queue, every receive counts toward {receives}, and "
             f"healthy messages end up in the dead-letter queue; keep the mappings' "
-            f"{term(mapping, 'maximum_concurrency')} within {reserved} in total"
+            f"{term(mapping, 'maximum_concurrency')}{_pollers_part(mapping, provisioned)} within {reserved} in total"
         ),
         related=((function, "function"),) + (((queue, "queue"),) if queue is not None else ()),
     )

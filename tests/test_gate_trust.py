@@ -228,7 +228,7 @@ LOWERING = {
     'fail-on = "error"': "fail-on = error (findings below error do not fail the run)",
     'exclude = ["*"]': "excludes 1 path pattern: *",
     'ignore = ["FL"]': "ignores ",
-    'select = ["FL1"]': "selects 5 of ",
+    'select = ["FL1"]': "selects 6 of ",
     '[severity]\nshared-queue = "info"': "lowers the severity of FL201 error -> info",
 }
 

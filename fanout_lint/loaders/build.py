@@ -27,9 +27,14 @@ from fanout_lint.loaders.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.model.defaults import bounded, default_of
 from fanout_lint.model.nodes import (
+    ANY_ALARM,
+    ANY_QUEUE,
+    COMBINATIONS_CAP,
     NONE,
+    WATCHES_DEPTH,
     Body,
     DeadLetterUse,
+    FilterShape,
     Loc,
     Mention,
     Node,
@@ -39,7 +44,17 @@ from fanout_lint.model.nodes import (
     Suppression,
     Written,
 )
-from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Field, Items, Kind
+from fanout_lint.model.schema import (
+    ALIAS_TYPES,
+    BY_TYPE,
+    DEPTH_ALARMS,
+    DEPTH_METRIC,
+    KEY_ALIAS_TYPES,
+    DepthAlarm,
+    Field,
+    Items,
+    Kind,
+)
 from fanout_lint.model.values import LITERAL, Known, Unknown, Value, candidates, choice, to_bool, to_int
 
 if TYPE_CHECKING:
@@ -302,6 +317,9 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
         out.nodes.append(kind.node(**values))
     if view.type == "aws_sqs_queue":
         _queue_argument_policy(out, view)
+    alarm = DEPTH_ALARMS.get(view.type)
+    if alarm is not None:
+        _depth_alarm(out, view, alarm, linker)
     for items in kind.items:
         if not view.shows_properties:
             continue
@@ -415,10 +433,64 @@ def _written(view: View, path: Path, f: Field, values: dict) -> Value:
     return Known(True) if view.is_written(path) else Unknown("not known whether it is set")
 
 
+# -- filter policies (FL006, FL007) --
+
+def _filter_policy(view: View, path: Path, f: Field, values: dict) -> Value:
+    """An SNS filter policy as a FilterShape: Known(None) when there is none, Unknown when
+    the document (or its top level) is not known."""
+    document = view.document(path)
+    if not isinstance(document, Known):
+        return document if isinstance(document, Unknown) else Unknown("a condition chooses the filter policy")
+    policy = document.value
+    if policy is None:
+        return NONE
+    if not isinstance(policy, dict):
+        return Unknown("filter policy is not an object")
+    combinations: int | None = 1
+    nested = []
+    present = []
+    for key, raw in policy.items():
+        if isinstance(raw, list):
+            if combinations is not None:
+                combinations = min(combinations * max(len(raw), 1), COMBINATIONS_CAP)
+            if raw and all(_needs_attribute(view.leaf(item)) for item in raw):
+                present.append(key)
+            continue
+        leaf = view.leaf(raw)
+        if isinstance(leaf, Known) and isinstance(leaf.value, dict):
+            nested.append(key)
+        elif isinstance(leaf, Known) and isinstance(leaf.value, list) and combinations is not None:
+            combinations = min(combinations * max(len(leaf.value), 1), COMBINATIONS_CAP)
+        elif not isinstance(leaf, Known):
+            combinations = None  # a value known only at deploy time: its array's length too
+    shape = FilterShape(tuple(policy), combinations, tuple(nested), "$or" in policy, tuple(present))
+    return Known(shape, document.origin, document.detail, _site(view, path))
+
+
+# Operators of a filter policy value that match only an attribute that is there.
+_PRESENCE_OPERATORS = frozenset(("prefix", "suffix", "numeric", "equals-ignore-case", "cidr", "wildcard"))
+
+
+def _needs_attribute(item: Value) -> bool:
+    """A value of a filter policy's array that no message without the attribute matches."""
+    if not isinstance(item, Known):
+        return False
+    value = item.value
+    if isinstance(value, bool) or value is None:
+        return False  # not a documented value of an attribute policy: proves nothing
+    if isinstance(value, (str, int, float)):
+        return True
+    if isinstance(value, dict) and len(value) == 1:
+        (operator, argument), = value.items()
+        return operator in _PRESENCE_OPERATORS or (operator == "exists" and argument is True)
+    return False
+
+
 _READERS = {
     "int": _int, "bool": _bool, "text": _text, "strings": _strings,
     "endpoint": _endpoint, "present": _present, "redrive": _redrive_full,
     "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "events": _events, "destination": _destination, "written": _written,
+    "filter_policy": _filter_policy,
 }
 _REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key", "role")  # key, role: failure paths
 _READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
@@ -505,6 +577,47 @@ def _statements(view: View, path: Path, arn_principals: bool = False) -> Value:
         return document if isinstance(document, Unknown) else Unknown("policy is not known")
     return parse_policy(document.value, view.loc, view.leaf, arn_principals,
                         lambda raw: view.doc_target(path, raw, "queue"))
+
+
+# -- CloudWatch alarms on queue depth (FL106) ------------------------------------
+
+def _depth_alarm(out: Built, view: View, alarm: DepthAlarm, linker: Linker) -> None:
+    """Record the queues whose depth the alarm watches; ``ANY_QUEUE`` when it may watch a
+    queue the template does not show (metric math, a value known only at deploy time)."""
+    def watches(target: str) -> None:
+        out.mentions.append(Mention(target, view.id, view.type, alarm.dimensions, WATCHES_DEPTH))
+
+    watches(ANY_ALARM)
+    if not view.shows_properties or not view.proves_absent((alarm.math,)):
+        watches(ANY_QUEUE)
+        return
+    metric, namespace = view.value((alarm.metric,)), view.value((alarm.namespace,))
+    if not (isinstance(metric, Known) and isinstance(namespace, Known)):
+        watches(ANY_QUEUE)
+        return
+    if metric.value != DEPTH_METRIC or namespace.value != "AWS/SQS":
+        return
+    if view.written.format == "cloudformation":
+        targets = view.targets((alarm.dimensions, "Value"), "queue")  # a list of {Name, Value}
+    else:
+        targets = _queue_dimension(view, alarm)
+    if not targets:
+        # a dimension the template writes but no queue it names: not known which queue
+        if not view.proves_absent((alarm.dimensions,)):
+            watches(ANY_QUEUE)
+        return
+    for target in targets:
+        watches(ANY_QUEUE if target in linker.externals else target)
+
+
+def _queue_dimension(view: View, alarm: DepthAlarm) -> tuple[str, ...]:
+    """The queue a Terraform alarm's ``dimensions = { QueueName = ... }`` names."""
+    dimensions = view.value((alarm.dimensions,))
+    if not isinstance(dimensions, Known) or not isinstance(dimensions.value, dict):
+        return ()
+    raw = dimensions.value.get("QueueName")
+    target = view.doc_target((alarm.dimensions,), raw, "queue") if raw is not None else None
+    return (target,) if target else ()
 
 
 # -- Terraform resources that change another resource --------------------------

@@ -76,6 +76,18 @@ DEFAULTS: dict[str, Default] = {
         False,
         "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
     ),
+    # FIFO queues: deduplication over the whole queue and its throughput quota per queue
+    # unless high throughput is configured (both settings apply to FIFO queues only).
+    "queue.deduplication_scope": Default(
+        "queue", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html"
+    ),
+    "queue.fifo_throughput_limit": Default(
+        "perQueue", "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html"
+    ),
+    # SNS subscription filter policies apply to message attributes unless told otherwise.
+    "subscription.filter_policy_scope": Default(
+        "MessageAttributes", "https://docs.aws.amazon.com/sns/latest/dg/subscription-filter-policy-constraints.html"
+    ),
     # Stream mappings (Kinesis, DynamoDB): -1 is "until the record expires" and "no age limit".
     "mapping.maximum_retry_attempts": Default(
         -1, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
@@ -85,6 +97,10 @@ DEFAULTS: dict[str, Default] = {
     ),
     "mapping.bisect": Default(
         False, "https://docs.aws.amazon.com/lambda/latest/api/API_CreateEventSourceMapping.html"
+    ),
+    # Provisioned mode of an SQS mapping: "For Amazon SQS event source mappings, ... a default of 200".
+    "mapping.maximum_pollers": Default(
+        200, "https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html"
     ),
     # Asynchronous invocation: two retries after a function error, events kept up to 6 hours.
     "invoke.maximum_retry_attempts": Default(
@@ -154,6 +170,7 @@ BOUNDS: dict[str, Bound] = {
     "mapping.batching_window": Bound(0, 300, _LAMBDA_MAPPING),
     "mapping.maximum_retry_attempts": Bound(-1, 10_000, _LAMBDA_MAPPING),
     "mapping.maximum_record_age": Bound(-1, 604_800, _LAMBDA_MAPPING),
+    "mapping.maximum_pollers": Bound(1, 10_000, "https://docs.aws.amazon.com/lambda/latest/api/API_ProvisionedPollerConfig.html"),
     "invoke.maximum_retry_attempts": Bound(0, 2, _LAMBDA_INVOKE),
     "invoke.maximum_event_age": Bound(60, 21_600, _LAMBDA_INVOKE),
     "event_target.retry_attempts": Bound(0, 185, _EVENTS_RETRY),

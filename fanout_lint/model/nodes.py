@@ -225,6 +225,9 @@ class Queue(Node):
     kms_master_key_id: Value = UNREAD
     kms_key: Value = UNREAD  # the key KmsMasterKeyId names, as a destination: Known(node id) / Known(None) / Unknown
     content_based_deduplication: Value = UNREAD
+    # -- FIFO high throughput (FL005) --
+    deduplication_scope: Value = UNREAD  # "queue" (default) or "messageGroup"
+    fifo_throughput_limit: Value = UNREAD  # "perQueue" (default) or "perMessageGroupId"
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
@@ -238,6 +241,28 @@ class Subscription(Node):
     redrive_dlq: Value = UNREAD  # Known(node id) / Known(None) / Unknown
     filter_policy: bool = False
     inline: bool = False  # declared in AWS::SNS::Topic.Subscription
+    # -- filter policies (FL006, FL007) --
+    filter_shape: Value = UNREAD  # Known(FilterShape) / Known(None) when none / Unknown
+    filter_scope: Value = UNREAD  # FilterPolicyScope: "MessageAttributes" (default) or "MessageBody"
+
+
+# Where the builder stops multiplying a filter policy's array lengths: far above AWS's limit
+# of 150, and small enough that the number prints (a hostile policy's product would not).
+COMBINATIONS_CAP = 10**9
+
+
+@dataclass(eq=False, repr=False)
+class FilterShape(ValueRecord):
+    """What AWS's limits ask of an SNS filter policy (its keys, value arrays and nesting),
+    read from the document by the builder."""
+
+    keys: tuple[str, ...]  # the top-level keys
+    combinations: int | None  # the product of the value arrays' lengths (at most COMBINATIONS_CAP); None: unknown
+    nested: tuple[str, ...]  # top-level keys whose value is an object (a nested policy)
+    has_or: bool  # a "$or" key: AWS counts combinations otherwise, so they are not computed
+    # top-level keys every value of which matches only a message that has the attribute
+    # (strings, numbers, prefix, suffix, numeric, ...; not anything-but or exists: false)
+    present_keys: tuple[str, ...] = ()
 
 
 # A destination (a dead-letter queue, an on-failure destination) is a Value: Known(node id),
@@ -279,6 +304,8 @@ class EventSourceMapping(Node):
     kafka_topics: Value = UNREAD
     self_managed_source: Value = UNREAD
     filter_criteria: Value = UNREAD  # whether FilterCriteria is written ("written" reader)
+    # -- provisioned mode (FL205, FL206) --
+    maximum_pollers: Value = UNREAD  # ProvisionedPollerConfig.MaximumPollers (AWS default 200 for SQS)
 
 
 # -- EventBridge Pipes --------------------------------------------------------
@@ -494,6 +521,14 @@ class DeadLetterUse(ValueRecord):
 PUBLISHES_ONLY = "publishes"  # a producer that can send to a topic but not to a queue (an alarm)
 SUBSCRIBES = "subscribes"  # a subscriber that is no SNS subscription of the template (AWS Chatbot)
 EXPORTS = "exports"  # makes it known to others (an SSM parameter holding its ARN)
+# -- CloudWatch alarms on queue depth (FL106) --
+WATCHES_DEPTH = "watches-depth"  # a CloudWatch alarm on the queue's ApproximateNumberOfMessagesVisible
+# The target of a WATCHES_DEPTH mention whose queue cannot be told (metric math, a dimension
+# or metric known only at deploy time): it may watch any queue.
+ANY_QUEUE = "*"
+# The target of the WATCHES_DEPTH mention every metric alarm records, whatever it watches:
+# the run defines CloudWatch alarms.
+ANY_ALARM = "+"
 
 
 @dataclass(eq=False, repr=False)

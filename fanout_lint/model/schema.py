@@ -24,6 +24,8 @@ Readers (how a value is read; the builder implements each once):
   ``redrive_target``: only the dead-letter queue of one (a subscription's);
 - ``policy``: an IAM policy document reduced to statements; ``key_policy`` the same, but
   Known(None) when none is written (a KMS key then has AWS's default key policy);
+- ``filter_policy``: an SNS filter policy reduced to what AWS's limits ask of it (a
+  ``FilterShape``: keys, combinations, nested keys);
 - ``dead_letter``: a setting that names a queue as where failures go, recorded as a
   ``DeadLetterUse`` of the graph, and read as a destination when the node has the field;
 - ``at:<kind>``: the node a reference names, read as a destination is (so a finding can
@@ -159,6 +161,10 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
     Field("content_based_deduplication", "ContentBasedDeduplication", "content_based_deduplication", "bool",
           "queue.content_based_deduplication"),
+    # -- FIFO high throughput (FL005) --
+    Field("deduplication_scope", "DeduplicationScope", "deduplication_scope", "text", "queue.deduplication_scope"),
+    Field("fifo_throughput_limit", "FifoThroughputLimit", "fifo_throughput_limit", "text",
+          "queue.fifo_throughput_limit"),
 ))
 
 SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), ("aws_sns_topic_subscription",), (
@@ -169,6 +175,9 @@ SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), (
           "subscription.raw_message_delivery"),
     Field("redrive_dlq", "RedrivePolicy", "redrive_policy", "redrive_target"),
     Field("filter_policy", "FilterPolicy", "filter_policy", "present"),
+    # -- filter policies (FL006, FL007) --
+    Field("filter_shape", "FilterPolicy", "filter_policy", "filter_policy"),
+    Field("filter_scope", "FilterPolicyScope", "filter_policy_scope", "text", "subscription.filter_policy_scope"),
 ))
 
 TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
@@ -211,6 +220,9 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     Field("self_managed_source", "SelfManagedEventSource", "self_managed_event_source", "written"),
     # an SQS mapping with filters deletes the messages they leave out (shared-queue)
     Field("filter_criteria", "FilterCriteria", "filter_criteria", "written"),
+    # -- batching and provisioned mode (FL205, FL206) --
+    Field("maximum_pollers", "ProvisionedPollerConfig.MaximumPollers", "provisioned_poller_config.maximum_pollers",
+          "int", "mapping.maximum_pollers"),
 ))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
@@ -452,6 +464,26 @@ MENTIONS = (
               ("SnsTopicArns", "sns_topic_arns")),
     _mentions(EXPORTS, ("AWS::SSM::Parameter",), ("aws_ssm_parameter",), ("Value", "value")),
 )
+
+# -- CloudWatch alarms on queue depth (FL106) --
+# An alarm resource is a mention kind (its actions publish to topics); the builder also reads
+# these settings of it, to record which queue's depth it watches (``WATCHES_DEPTH``).
+@dataclass(frozen=True, eq=False, repr=False)
+class DepthAlarm:
+    """Where an alarm type writes its metric, namespace, dimensions and metric math."""
+
+    metric: str
+    namespace: str
+    dimensions: str  # CloudFormation: a list of {Name, Value}; Terraform: a map of name to value
+    math: str  # metric math (Metrics, metric_query): the queue cannot be told
+
+
+DEPTH_METRIC = "ApproximateNumberOfMessagesVisible"
+DEPTH_ALARMS: dict[str, DepthAlarm] = {
+    "AWS::CloudWatch::Alarm": DepthAlarm("MetricName", "Namespace", "Dimensions", "Metrics"),
+    "aws_cloudwatch_metric_alarm": DepthAlarm("metric_name", "namespace", "dimensions", "metric_query"),
+}
+
 
 KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
