@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 
 MAX_FILES = 64  # per service: past any real layout
 # ${file(path)} or ${file(path):a.b}, nothing else: linear (no nested quantifiers)
-_FILE = re.compile(r"\$\{file\(\s*([^()${},]+?)\s*\)(?::([A-Za-z0-9_.\-]+))?\}\Z")
+# One class up to the ")" that it excludes: linear (blanks are stripped afterwards, not matched)
+_FILE = re.compile(r"\$\{file\(([^()${},]*)\)(?::([A-Za-z0-9_.\-]+))?\}\Z")
 
 
 @dataclass(eq=False, repr=False)
@@ -105,7 +106,9 @@ class _Reader:
         if match is None:
             return _UNREAD
         line = loc.line if loc is not None else None
-        relative, address = match.group(1).strip("'\""), match.group(2)
+        relative, address = match.group(1).strip().strip("'\""), match.group(2)
+        if not relative:
+            return _UNREAD
         path = os.path.normpath(os.path.join(self.directory, relative))
         if path.lower().endswith(".json") != (self.syntax == "json"):
             return _UNREAD  # fixes write in the service's syntax: a file of the other one stays unknown
