@@ -17,6 +17,7 @@ other unit is linted.
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -180,7 +181,16 @@ def _sigterm_ends_workers():
             os._exit(EXIT_TERMINATED)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM kills at once
         _kill_children_since(before)
-        raise SystemExit(EXIT_TERMINATED)
+        # Ended from outside, with nothing left to finish (reports are written whole or
+        # not at all): the interpreter's teardown would only run the pool's exit hook,
+        # which wakes the threads of the killed workers and, on Python 3.11, can race
+        # their closed pipe into a traceback. What was printed is flushed; then exit.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(EXIT_TERMINATED)
 
     previous = signal.signal(signal.SIGTERM, end)
     try:
