@@ -219,7 +219,11 @@ def _function(resource: RawResource, function_globals: dict, by_id: dict) -> lis
 def _state_machine(resource: RawResource) -> list[RawResource]:
     """The state machine, and the rules and schedules its events create to start it."""
     sm = resource.id
-    out = [RawResource(id=sm, type="AWS::StepFunctions::StateMachine", props={}, loc=resource.loc,
+    # SAM's Type is the generated state machine's StateMachineType: without it an Express
+    # workflow would read as Standard.
+    machine_type = resource.props.get("Type") if resource.props_known else None
+    props = {"StateMachineType": machine_type} if machine_type is not None else {}
+    out = [RawResource(id=sm, type="AWS::StepFunctions::StateMachine", props=props, loc=resource.loc,
                        metadata=resource.metadata, condition=resource.condition, node=resource.node,
                        props_known=resource.props_known)]
     events = resource.props.get("Events") if resource.props_known else None
