@@ -8,34 +8,17 @@ Fields that identify rather than show (``Finding.unit``, ``involved``, ``node_id
 
 from __future__ import annotations
 
-import enum
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.model.record import ValueRecord
+from fanout_lint.severity import Severity  # re-exported: the records and renderers name it here
 from fanout_lint.untrusted import clean, clean_loc, clean_optional, clean_path
 
 if TYPE_CHECKING:  # a run's graphs, kept for the views that draw them
     from fanout_lint.model.graph import Graph
-
-
-class Severity(enum.Enum):
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-
-    @property
-    def rank(self) -> int:
-        return {"info": 0, "warning": 1, "error": 2}[self.value]
-
-    @classmethod
-    def parse(cls, text: str) -> "Severity":
-        try:
-            return cls(text.strip().lower())
-        except ValueError:
-            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
 
 
 @dataclass(eq=False, repr=False)

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Node
 from fanout_lint.model.record import Record, ValueRecord
+from fanout_lint.severity import Severity
 
 if TYPE_CHECKING:
     from typing import Any, Callable, Iterable, Mapping

@@ -77,13 +77,12 @@ schedules = "warning"
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, Function, InvokeConfig, LambdaPermission, Notification
 from fanout_lint.model.permissions import EVENTS, principal_matches
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import resource_type, term, term_of
-from fanout_lint.rule import Option, Rule, Violation
+from fanout_lint.rule import Option, Rule, Severity, Violation
 
 from .common import LEVELS, SCHEDULED, is_disabled, level, runs_on_schedule_only, source_name
 

@@ -42,12 +42,11 @@ resource "aws_lambda_event_source_mapping" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Queue
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import can_set, how_to_set
-from fanout_lint.rule import Fix, Rule, Violation
+from fanout_lint.rule import Fix, Rule, Severity, Violation
 
 from .common import is_sqs_source
 

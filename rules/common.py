@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from fanout_lint.findings import Severity
 from fanout_lint.loaders.names import arn_service
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
@@ -29,6 +28,7 @@ from fanout_lint.model.nodes import (
 from fanout_lint.model.permissions import EVENTS, S3, SNS, allows, principal_matches
 from fanout_lint.model.values import Known, Value, candidates, verdict
 from fanout_lint.model.vocabulary import term
+from fanout_lint.rule import Severity
 
 
 def protocol_is(sub: Subscription, protocol: str) -> bool:

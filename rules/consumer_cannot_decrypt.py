@@ -67,11 +67,10 @@ resource "aws_iam_role_policy" "worker_decrypt" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_sqs_source
 from .iam import key_leaves_it_to_iam, may_allow, role_statements

@@ -75,13 +75,12 @@ resource "aws_sqs_queue" "audit" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, Queue, Topic
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import SENDERS, is_disabled, sender_name, through_policy
 

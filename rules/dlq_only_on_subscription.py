@@ -23,10 +23,9 @@ DLQ too if you want delivery failures, but it does not replace the queue's.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import add_redrive, queue_without_dlq, subscription_dlqs
 

@@ -70,12 +70,11 @@ resource "aws_cloudwatch_metric_alarm" "orders_dlq" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import ANY_ALARM, ANY_QUEUE, WATCHES_DEPTH, Queue
 from fanout_lint.model.schema import DEPTH_METRIC
 from fanout_lint.model.vocabulary import is_terraform
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 
 def check(graph: Graph, options) -> list[Violation]:

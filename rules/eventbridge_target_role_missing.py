@@ -92,12 +92,11 @@ resource "aws_pipes_pipe" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, External, Node, Pipe, RoleTarget, Stream
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import named, source_name
 

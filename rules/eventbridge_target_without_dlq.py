@@ -82,12 +82,11 @@ schedules = "error"
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, RoleTarget
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Option, Rule, Violation
+from fanout_lint.rule import Option, Rule, Severity, Violation
 
 from .common import LEVELS, SCHEDULED, is_disabled, level, named, runs_on_schedule_only, source_name
 

@@ -92,12 +92,11 @@ resource "aws_sqs_queue" "payments_dlq" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, InvokeConfig, Notification, Queue, Subscription, Topic
 from fanout_lint.model.values import Known, describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import protocol_is, reported, source_name
 

@@ -64,13 +64,12 @@ resource "aws_sns_topic_subscription" "uploads" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, FilterShape, InvokeConfig, Subscription, Topic
 from fanout_lint.model.permissions import EVENTS, S3
 from fanout_lint.model.values import Known, describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import SENDERS, reported
 

@@ -61,12 +61,11 @@ resource "aws_sns_topic_subscription" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import COMBINATIONS_CAP, FilterShape, Subscription
 from fanout_lint.model.values import Known, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Violation
+from fanout_lint.rule import Fix, Rule, Severity, Violation
 
 from .common import reported
 

@@ -101,13 +101,12 @@ resource "aws_kms_key" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, Key, Node, Queue, Topic
 from fanout_lint.model.permissions import EVENTS, S3, SNS, allows
 from fanout_lint.model.values import Known
 from fanout_lint.model.vocabulary import is_terraform, term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import SENDERS, is_disabled, sender_name, through_policy
 

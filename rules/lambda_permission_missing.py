@@ -76,12 +76,11 @@ resource "aws_lambda_permission" "worker" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Delivery, EventTarget, Function, Notification, Subscription
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.vocabulary import resource_type, term_of
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_disabled, may_invoke, sender_name, through_policy, unresolved_permissions_may_allow
 

@@ -66,12 +66,11 @@ resource "aws_lambda_event_source_mapping" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Queue
 from fanout_lint.model.values import Known, describe, is_false, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_sqs_source, named, single_values
 

@@ -68,10 +68,9 @@ yourself and pass it to `SqsSubscription` as `QueueArn` and `QueueUrl`.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import add_redrive, queue_without_dlq, subscription_dlqs
 

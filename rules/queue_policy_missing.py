@@ -98,12 +98,11 @@ resource "aws_sqs_queue_policy" "email" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Delivery, EventTarget, Queue, Subscription
 from fanout_lint.model.permissions import EVENTS, S3, SNS
 from fanout_lint.model.vocabulary import resource_type
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import SENDERS, is_disabled, may_send, sender_name, through_policy, unresolved_policies_may_allow
 

@@ -42,12 +42,11 @@ Terraform `policy = jsonencode({...})` as
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import QueuePolicy, Statement
 from fanout_lint.model.permissions import allows
 from fanout_lint.model.values import Known
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import SEND, SENDERS
 

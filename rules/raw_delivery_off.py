@@ -62,12 +62,11 @@ dead-letters = "warning"
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Violation
+from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
 
 from .common import LEVELS, dead_letter_path, dead_letter_topic_uses, level, named, protocol_is, reported
 

@@ -63,11 +63,10 @@ lambda_function {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Notification, Subscription
 from fanout_lint.model.values import verdict
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_sqs_source, protocol_is, reported
 from .iam import may_act_on, role_statements

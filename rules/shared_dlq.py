@@ -22,10 +22,9 @@ per `aws_sqs_queue` naming its own `aws_sqs_queue` DLQ (see `missing-dlq` for bo
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 
 def check(graph: Graph, options) -> list[Violation]:

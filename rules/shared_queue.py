@@ -35,12 +35,11 @@ policy), not on the mapping.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Pipe, Queue
 from fanout_lint.model.values import is_false, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_stopped
 

@@ -63,11 +63,10 @@ email address later.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, SUBSCRIBES, Topic
 from fanout_lint.model.vocabulary import is_terraform
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import dead_letter_path, dead_letter_topic_uses, is_standard, named, protocol_is
 

@@ -88,12 +88,11 @@ function whose destination the linter cannot read is reported as one without.
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, Function, InvokeConfig, Mention, Subscription, Topic
 from fanout_lint.model.values import Known, verdict
 from fanout_lint.model.vocabulary import resource_type, term
-from fanout_lint.rule import Option, Rule, Violation
+from fanout_lint.rule import Option, Rule, Severity, Violation
 
 from .common import LEVELS, level, named, protocol_is, reported
 

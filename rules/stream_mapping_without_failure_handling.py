@@ -83,12 +83,11 @@ resource "aws_lambda_event_source_mapping" "clicks" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Node, Pipe
 from fanout_lint.model.values import describe, is_false, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_stopped, kafka_service, named, pipe_stream_service, stream_service
 

@@ -45,12 +45,11 @@ resource "aws_sqs_queue" "orders" {
 
 from __future__ import annotations
 
-from fanout_lint.findings import Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import candidates, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Violation
+from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
 
 from .common import recommended_timeout
 

@@ -12,10 +12,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "fanout_lint")
 RULES = os.path.join(ROOT, "rules")  # installed as fanout_lint.rules
 
-# The rule API as it is today: the rule's shape (rule.py), its severity (findings.py),
-# the rules' shared predicates (rules/common.py, and the package that lists them).
-RULE_API = ("fanout_lint.rule", "fanout_lint.findings", "fanout_lint.rules")
-RULE_API_NAMES = {"fanout_lint.findings": {"Severity"}}  # findings.py holds every result record
+# The rule API: the rule's shape and its severity (rule.py), the rules' shared predicates
+# (rules/common.py, and the package that lists them). Not the output layer (findings.py),
+# nor where rule.py takes Severity from (severity.py): a rule names only what rule.py says.
+RULE_API = ("fanout_lint.rule", "fanout_lint.rules")
+RULE_API_NAMES: dict[str, set[str]] = {}
 
 # The run: one unit, the engine, the worker pool, link planning.
 RUN = ("fanout_lint.engine", "fanout_lint.unit", "fanout_lint.parallel", "fanout_lint.applications")
@@ -117,6 +118,11 @@ def _rule_may_import(target: str, name: str) -> bool:
     return names is None or name in names
 
 
+def test_rules_take_severity_from_the_rule_api():
+    assert ("fanout_lint.rule", "Severity") in IMPORTS["fanout_lint.rules.shared_queue"]
+    assert ("fanout_lint.rule", "Severity") in IMPORTS["fanout_lint.rules.common"]
+
+
 def test_rules_import_only_the_rule_api_and_the_model():
     assert _breaks(("fanout_lint.rules",), allowed=_rule_may_import) == []
 
@@ -137,10 +143,12 @@ def test_a_break_is_caught(tmp_path):
     # the checks above can fail: a rule that reads a loader, a loader that reads a report
     rule = tmp_path / "rule.py"
     rule.write_text("from fanout_lint.loaders.names import arn_service\nfrom fanout_lint.findings import Finding\n"
-                    "from fanout_lint.model.nodes import Queue\nfrom .common import named\n")
+                    "from fanout_lint.model.nodes import Queue\nfrom .common import named\n"
+                    "from fanout_lint.findings import Severity\nfrom fanout_lint.severity import Severity\n")
     imported = _imports("fanout_lint.rules.rule", str(rule))
     assert sorted(t + "." + n for t, n in imported if not _rule_may_import(t, n)) == [
-        "fanout_lint.findings.Finding", "fanout_lint.loaders.names.arn_service"]
+        "fanout_lint.findings.Finding", "fanout_lint.findings.Severity", "fanout_lint.loaders.names.arn_service",
+        "fanout_lint.severity.Severity"]
     loader = tmp_path / "loader.py"
     loader.write_text("def f():\n    from ..report import text\n    from fanout_lint import parallel\n")
     imported = _imports("fanout_lint.loaders.loader", str(loader))
