@@ -45,13 +45,13 @@ def measure(root: str, files: list[str], passes: int, whole: list[str] | None = 
     sys.path.insert(0, HERE)
     import floor
 
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
     from fanout_lint.loaders import parse_file
-    from fanout_lint.loaders.cloudformation import load_template
-    from fanout_lint.policy import apply_inline
+    from fanout_lint.loaders.cloudformation.loader import load_template
+    from fanout_lint.policy.suppressions import apply_inline
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import Settings, enabled_rules
-    from fanout_lint.unit import check_graph
+    from fanout_lint.policy.settings import Settings, enabled_rules
+    from fanout_lint.run.unit import check_graph
 
     settings = Settings()
     ran = enabled_rules(ALL_RULES, settings)
@@ -123,7 +123,7 @@ def measure(root: str, files: list[str], passes: int, whole: list[str] | None = 
 
 def _is_template_file(path: str) -> bool:
     from fanout_lint.loaders import Parsed, parse_file
-    from fanout_lint.loaders.cfn_template import is_template
+    from fanout_lint.loaders.cloudformation.template import is_template
 
     parsed = parse_file(path, located=False)
     return isinstance(parsed, Parsed) and is_template(parsed.data) and "service" not in parsed.data
@@ -132,7 +132,7 @@ def _is_template_file(path: str) -> bool:
 def templates_under(directory: str) -> list[str]:
     """The CloudFormation candidates discovery finds under ``directory`` (files, not
     Terraform directories); ``measure`` keeps the templates among them."""
-    from fanout_lint.discover import discover
+    from fanout_lint.run.discover import discover
 
     return [c.path for c in discover([directory])[0] if c.kind == "cloudformation"]
 
@@ -146,13 +146,13 @@ def measure_terraform(directory: str, passes: int) -> dict[str, float]:
     sys.path.insert(0, HERE)
     import floor
 
-    from fanout_lint.discover import discover
-    from fanout_lint.loaders.hcl_syntax import parse_hcl
-    from fanout_lint.loaders.terraform import load_terraform_dir
-    from fanout_lint.parse_cache import ParseCache
+    from fanout_lint.run.discover import discover
+    from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
+    from fanout_lint.loaders.terraform.loader import load_terraform_dir
+    from fanout_lint.loaders.parsing.parse_cache import ParseCache
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import Settings
-    from fanout_lint.unit import check_graph
+    from fanout_lint.policy.settings import Settings
+    from fanout_lint.run.unit import check_graph
 
     settings = Settings()
     units = [c.path for c in discover([directory])[0] if c.kind == "terraform"]

@@ -131,7 +131,7 @@ def _timers(target: str, listing: str):
     sys.path.insert(0, HERE)
     import floor
 
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
 
     with open(listing, encoding="utf-8") as handle:
         files = [line.strip() for line in handle if line.strip()]

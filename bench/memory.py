@@ -30,7 +30,7 @@ from bench.generate import generate_repo, unit_files  # noqa: E402
 def measure(path: str) -> dict[str, float]:
     """Bytes held after the parse and after the graph, for the template at ``path``."""
     from fanout_lint.loaders import parse_file
-    from fanout_lint.loaders.cloudformation import load_template
+    from fanout_lint.loaders.cloudformation.loader import load_template
 
     parse_file(path)  # modules imported and tables built outside the measurement
     collecting = gc.isenabled()

@@ -270,7 +270,7 @@ def corpus_units(corpus: str, formats: tuple[str, ...]) -> tuple[list[str], list
     directories), the files the floor parses (the templates fanout-lint parses, and the
     ``.tf`` and tfvars files of every directory that has ``.tf`` files, local modules
     included), and the templates cfn-lint is given."""
-    from fanout_lint.discover import SKIP_DIRS, discover
+    from fanout_lint.run.discover import SKIP_DIRS, discover
 
     candidates, _ = discover([corpus])
     targets, files, cfn_files = [], [], []
@@ -319,7 +319,7 @@ def machine() -> str:
         cpu = names[0] if names else cpu
     except OSError:
         pass
-    from fanout_lint.parallel import available_cpus
+    from fanout_lint.run.pool import available_cpus
 
     return (
         f"{cpu}, {available_cpus()} CPUs available, Python {platform.python_version()}, "

@@ -23,9 +23,9 @@ import sys
 
 # The CLI and the loaders it uses are the thing under test; the format census below only
 # reuses their discovery and parsing so that it counts exactly what the CLI sees.
-from fanout_lint.discover import discover
-from fanout_lint.loaders.cfn_template import is_template, means_sam, raw_resources
-from fanout_lint.loaders.source import ParseError, decode, parse_json, parse_yaml
+from fanout_lint.run.discover import discover
+from fanout_lint.loaders.cloudformation.template import is_template, means_sam, raw_resources
+from fanout_lint.loaders.parsing.yaml_source import ParseError, decode, parse_json, parse_yaml
 
 _MARKERS = ("Resources", "AWSTemplateFormatVersion", "planned_values")
 

@@ -1,5 +1,5 @@
 import sys
 
-from fanout_lint.launch import main
+from fanout_lint.cli.launch import main
 
 sys.exit(main())

@@ -18,7 +18,7 @@ fanout-lint command line never does.
 
 from __future__ import annotations
 
-from fanout_lint import cfnlint_adapter as adapter  # a module, so cfn-lint sees no extra class
+from fanout_lint.integrations import cfnlint_adapter as adapter  # a module, so cfn-lint sees no extra class
 
 
 class FL000(adapter.NoticeRule):

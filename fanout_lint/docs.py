@@ -3,7 +3,7 @@
     python -m fanout_lint.docs           # write docs/rules/<name>.md and docs/rules/README.md
     python -m fanout_lint.docs --check   # exit 1 when the committed pages are stale
 
-Each page is ``fanout-lint explain`` text (one rendering, in fanout_lint.explain), so the
+Each page is ``fanout-lint explain`` text (one rendering, in fanout_lint.cli.explain), so the
 pages cannot drift from the docstrings and metadata they come from. A test regenerates
 the pages in memory and compares them with the committed ones.
 """
@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from fanout_lint.explain import render
+from fanout_lint.cli.explain import render
 from fanout_lint.rule import Rule
 
 DEFAULT_DIR = os.path.join("docs", "rules")

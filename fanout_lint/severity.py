@@ -1,7 +1,7 @@
 """How much a finding matters: part of the rule API (``fanout_lint.rule`` re-exports it).
 
 It lives apart from the result records so that a rule names its level without reading
-the output layer; ``fanout_lint.findings`` imports it from here for the records.
+the output layer; ``fanout_lint.results.records`` imports it from here for the records.
 """
 
 from __future__ import annotations

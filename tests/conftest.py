@@ -27,7 +27,7 @@ def _grammar_tables(tmp_path_factory) -> list[str]:
     before = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(home)
     try:
-        from fanout_lint.loaders.hcl_parser import parser
+        from fanout_lint.loaders.terraform.hcl.parser import parser
 
         parser()
     except (ImportError, OSError):  # no python-hcl2 or Lark: the tests that need them say so

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from fanout_lint.terraform_files import suffix_of
+from fanout_lint.loaders.terraform.files import suffix_of
 
 MARKER = re.compile(r"#\s*expect:\s*(.+?)\s*$")
 ERROR_MARKER = re.compile(r"#\s*expect-error:\s*(.+?)\s*$")

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -145,7 +145,7 @@ def _rules_of(document) -> dict:
 
 
 def test_sarif_ranks_the_security_rules_and_links_help_to_pages_that_exist(work, capsys):
-    from fanout_lint.links import PROJECT_URL
+    from fanout_lint.results.doc_links import PROJECT_URL
 
     _, out, _ = run(capsys, "stack.yaml", "--format", "sarif")
     rules = _rules_of(json.loads(out))
@@ -428,7 +428,7 @@ def test_no_colour_on_a_dumb_terminal_and_no_leading_dot_slash(work, capsys, mon
 
 
 def test_progress_on_a_terminal_for_long_runs_only():
-    from fanout_lint.progress import Progress, wanted
+    from fanout_lint.cli.progress import Progress, wanted
 
     class Terminal:
         def __init__(self):
@@ -461,11 +461,11 @@ def test_progress_on_a_terminal_for_long_runs_only():
 
 
 def test_the_command_line_shows_progress_on_a_terminal_and_erases_it(work, capsys, monkeypatch):
-    import fanout_lint.progress
+    import fanout_lint.cli.progress
 
     for number in range(4):
         shutil.copy(SHARED_QUEUE, work / f"s{number}.yaml")
-    monkeypatch.setattr(fanout_lint.progress, "AFTER_SECONDS", 0.0)  # as if the run were long
+    monkeypatch.setattr(fanout_lint.cli.progress, "AFTER_SECONDS", 0.0)  # as if the run were long
     monkeypatch.setattr("sys.stderr.isatty", lambda: True)
     monkeypatch.delenv("TERM", raising=False)
     code, out, err = run(capsys, ".")
@@ -495,9 +495,9 @@ def test_former_names_compose_with_lookup_prefixes_suggestions_and_suppressions(
     import datetime
 
     from fanout_lint.model.nodes import Suppression
-    from fanout_lint.policy import suppression_problem, _names
+    from fanout_lint.policy.suppressions import suppression_problem, _names
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import find_rule, match_rules, rule_suggestion
+    from fanout_lint.policy.settings import find_rule, match_rules, rule_suggestion
 
     renamed = dataclasses.replace(find_rule(ALL_RULES, "FL303"), name="delivery-to-kms-managed-key")
     object.__setattr__(renamed, "former_names", ("sns-to-kms-managed-key",))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
-from fanout_lint.fingerprint import fingerprint
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.policy.fingerprint import fingerprint
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 HERE = os.path.dirname(__file__)
 CFN = os.path.join(HERE, "fixtures", "shared-queue", "cfn_fires.yaml")

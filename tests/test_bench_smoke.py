@@ -37,7 +37,7 @@ def test_harness_smoke_run(tmp_path, capsys):
 
 
 def test_healthy_generated_topologies_have_no_findings(tmp_path, capsys):
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
 
     generate_repo(str(tmp_path), units=8, resources=(10, 40), seed=11, flaw_rate=0.0)
     assert main(["check", "-j", "1", str(tmp_path)]) == 0

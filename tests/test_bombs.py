@@ -13,15 +13,19 @@ import time
 
 import pytest
 
-from fanout_lint import applications
-from fanout_lint.applications import plan
-from fanout_lint.budget import Budget, BudgetExceeded
-from fanout_lint.cli import main
-from fanout_lint.discover import Candidate
-from fanout_lint.loaders import application, hcl_parser, hcl_syntax, serverless, serverless_variables
-from fanout_lint.loaders.application import load_application
-from fanout_lint.loaders.hcl_syntax import parse_hcl
-from fanout_lint.loaders.serverless_variables import resolve_variables
+from fanout_lint.run import link_plan as applications
+from fanout_lint.run.link_plan import plan
+from fanout_lint.loaders.parsing.budget import Budget, BudgetExceeded
+from fanout_lint.cli.main import main
+from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.links import application
+from fanout_lint.loaders.terraform.hcl import parser as hcl_parser
+from fanout_lint.loaders.terraform.hcl import syntax as hcl_syntax
+from fanout_lint.loaders.serverless import loader as serverless
+from fanout_lint.loaders.serverless import variables as serverless_variables
+from fanout_lint.loaders.links.application import load_application
+from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
+from fanout_lint.loaders.serverless.variables import resolve_variables
 
 GOOD = """\
 AWSTemplateFormatVersion: "2010-09-09"

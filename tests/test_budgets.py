@@ -19,14 +19,18 @@ import tracemalloc
 
 import pytest
 
-from fanout_lint.budget import MAX_STRING_PARTS, Budget, BudgetExceeded, TooLarge
-from fanout_lint.cli import main
-from fanout_lint.loaders import cfn_documents, cfn_intrinsics, hcl_expressions, json_source, names
+from fanout_lint.loaders.parsing.budget import MAX_STRING_PARTS, Budget, BudgetExceeded, TooLarge
+from fanout_lint.cli.main import main
+from fanout_lint.loaders import names
+from fanout_lint.loaders.cloudformation import documents as cfn_documents
+from fanout_lint.loaders.cloudformation import intrinsics as cfn_intrinsics
+from fanout_lint.loaders.terraform.hcl import expressions as hcl_expressions
+from fanout_lint.loaders.parsing import json_source
 from fanout_lint.loaders.build import build
-from fanout_lint.loaders.cloudformation import open_stack
-from fanout_lint.loaders.hcl_expressions import Hole, Interpolated, Ref
-from fanout_lint.loaders.source import parse_json
-from fanout_lint.loaders.terraform import parse_suppression
+from fanout_lint.loaders.cloudformation.loader import open_stack
+from fanout_lint.loaders.terraform.hcl.expressions import Hole, Interpolated, Ref
+from fanout_lint.loaders.parsing.yaml_source import parse_json
+from fanout_lint.loaders.terraform.loader import parse_suppression
 from fanout_lint.model.nodes import Loc
 
 # One template that fires (a queue without DLQ read by a function), for "other units still
@@ -425,7 +429,7 @@ def test_budget_limits_raise_or_make_values_too_large():
 
 
 def test_evaluator_limits_are_unknown_not_errors():
-    from fanout_lint.loaders.hcl_syntax import parse_expression
+    from fanout_lint.loaders.terraform.hcl.syntax import parse_expression
     from fanout_lint.model.values import Known, Unknown
 
     class Scope:

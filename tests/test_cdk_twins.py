@@ -35,9 +35,9 @@ def test_the_twin_is_current(source):
 
 
 def _findings(path):
-    from fanout_lint.engine import lint_paths
+    from fanout_lint.run.engine import lint_paths
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import Settings
+    from fanout_lint.policy.settings import Settings
 
     return lint_paths([path], ALL_RULES, Settings()).findings
 
@@ -67,7 +67,7 @@ def test_plain_cloudformation_messages_carry_no_cdk_hint():
 
 
 def test_the_hint_table():
-    from fanout_lint.cdk_hints import CDK_PROPERTIES, construct_of
+    from fanout_lint.results.cdk_hints import CDK_PROPERTIES, construct_of
 
     assert construct_of("Stack/Jobs/Resource") == "Stack/Jobs" and construct_of("Stack/Jobs") == "Stack/Jobs"
     assert construct_of("/Resource") == "/Resource"

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.links import rule_url
-from fanout_lint.report.github import command, escape_data, escape_property
+from fanout_lint.cli.main import main
+from fanout_lint.results.doc_links import rule_url
+from fanout_lint.reports.github import command, escape_data, escape_property
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")

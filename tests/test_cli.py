@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BROKEN = os.path.join(ROOT, "examples", "broken")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from fanout_lint.loaders.cloudformation import load_template
-from fanout_lint.loaders.source import parse_json, parse_yaml
+from fanout_lint.loaders.cloudformation.loader import load_template
+from fanout_lint.loaders.parsing.yaml_source import parse_json, parse_yaml
 from fanout_lint.model.nodes import EventSourceMapping, External, Function, LambdaPermission, Queue, QueuePolicy, Subscription
 from fanout_lint.model.values import Known, Unknown
 
@@ -356,9 +356,9 @@ def test_settings_a_resource_leaves_out_read_as_their_readers_read_them():
     # asking the view (build.View.plain_keys): the nodes must be the ones asking makes.
     import dataclasses
 
-    from fanout_lint.budget import Budget
+    from fanout_lint.loaders.parsing.budget import Budget
     from fanout_lint.loaders.build import build
-    from fanout_lint.loaders.cloudformation import open_stack
+    from fanout_lint.loaders.cloudformation.loader import open_stack
     from fanout_lint.model.schema import KINDS
 
     types = sorted({t for kind in KINDS for t in kind.cfn_types})

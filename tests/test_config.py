@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.config import ConfigError, Flags, find_config, load_config, resolve
-from fanout_lint.findings import Severity
+from fanout_lint.cli.main import main
+from fanout_lint.policy.config import ConfigError, Flags, find_config, load_config, resolve
+from fanout_lint.results.records import Severity
 from fanout_lint.rule import Option, Rule
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "cfn_fires.yaml")

@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.config import ConfigError, Flags
-from fanout_lint.hierarchy import Hierarchy
+from fanout_lint.cli.main import main
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.hierarchy import Hierarchy
 from fanout_lint.rules import ALL_RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -280,7 +280,7 @@ def test_graph_draws_each_unit_under_its_own_file(repo, capsys):
 
 
 def test_the_cfnlint_plugin_reads_the_file_nearest_the_template(repo):
-    from fanout_lint.cfnlint_adapter import configured
+    from fanout_lint.integrations.cfnlint_adapter import configured
 
     settings, problems = configured(None, "b/shared.yaml", str(repo))
     assert problems == [] and settings.ignore == ("FL101",)

@@ -1,4 +1,4 @@
-"""One confinement rule for every path read or written (``fanout_lint/confine.py``): inside
+"""One confinement rule for every path read or written (``fanout_lint/files/confine.py``): inside
 the repository root, through no symbolic link. Each attack of a hostile pull request is a
 one-line error naming the path, exit 2, and the file outside stays unread and unchanged."""
 
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.confine import Roots, problem
+from fanout_lint.cli.main import main
+from fanout_lint.files.confine import Roots, problem
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="symbolic links are POSIX")
 

@@ -8,9 +8,9 @@ import os
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.discover import discover
-from fanout_lint.module_calls import local_sources
+from fanout_lint.cli.main import main
+from fanout_lint.run.discover import discover
+from fanout_lint.loaders.terraform.module_calls import local_sources
 
 # Alone, with its defaults, the module's queue hides messages from its slow function
 # (visibility 30 s < timeout 60 s); its caller passes a visibility timeout that fits.

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import textwrap
 
-from fanout_lint.engine import lint_paths
-from fanout_lint.loaders.cloudformation import load_template
-from fanout_lint.loaders.source import parse_yaml
-from fanout_lint.loaders.terraform import load_terraform_dir
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.loaders.cloudformation.loader import load_template
+from fanout_lint.loaders.parsing.yaml_source import parse_yaml
+from fanout_lint.loaders.terraform.loader import load_terraform_dir
 from fanout_lint.model.nodes import FilterShape, Subscription
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

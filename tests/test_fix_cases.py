@@ -18,15 +18,15 @@ from collections import Counter
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.discover import discover
-from fanout_lint.unit import check_graph
+from fanout_lint.cli.main import main
+from fanout_lint.run.discover import discover
+from fanout_lint.run.unit import check_graph
 from fanout_lint.fixes import Planner
 from fanout_lint.loaders import load_candidate
 from fanout_lint.model.nodes import Body, Loc
 from fanout_lint.model.values import Known, OneOf, Unknown
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 CASES_DIR = os.path.join(os.path.dirname(__file__), "fix_cases")
 CASES = sorted(name for name in os.listdir(CASES_DIR) if os.path.isdir(os.path.join(CASES_DIR, name)))

@@ -10,10 +10,10 @@ import io
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 
 def template(pick) -> str:

@@ -10,9 +10,9 @@ import shutil
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import fanout_lint.engine
-from fanout_lint.cli import main
-from fanout_lint.findings import Edit
+import fanout_lint.run.engine
+from fanout_lint.cli.main import main
+from fanout_lint.results.records import Edit
 from fanout_lint.fixes.apply import prepare
 from fanout_lint.fixes.sources import digest
 
@@ -133,14 +133,14 @@ def test_diff_marks_a_last_line_without_a_break_and_escapes_invisible_characters
 
 
 def test_a_file_changed_since_it_was_read_is_not_written(stack, capsys, monkeypatch):
-    lint_paths = fanout_lint.engine.lint_paths
+    lint_paths = fanout_lint.run.engine.lint_paths
 
     def lint_then_edit(*args, **kwargs):
         result = lint_paths(*args, **kwargs)
         stack.write_text("# edited meanwhile\n" + TEMPLATE, encoding="utf-8")
         return result
 
-    monkeypatch.setattr(fanout_lint.engine, "lint_paths", lint_then_edit)
+    monkeypatch.setattr(fanout_lint.run.engine, "lint_paths", lint_then_edit)
     code, out, err = run(capsys, "stack.yaml", "--fix")
     assert code == 2
     assert stack.read_text(encoding="utf-8") == "# edited meanwhile\n" + TEMPLATE
@@ -261,7 +261,7 @@ def test_json_output_documents_each_fix(stack, capsys):
 
 
 def _finding(edits):
-    from fanout_lint.findings import Finding, FindingFix, Severity
+    from fanout_lint.results.records import Finding, FindingFix, Severity
     from fanout_lint.model.nodes import Loc
 
     return Finding("FL202", "x", Severity.ERROR, "m", "Q", Loc("f", 1, 1), fix=FindingFix("d", True, tuple(edits)))
@@ -411,7 +411,7 @@ def test_a_function_timeout_is_known_within_the_lambda_range_only(tmp_path, caps
 
 @pytest.mark.parametrize("value, planned", [(43_200, True), (43_201, False), (10**34, False)])
 def test_no_fix_writes_a_value_past_the_aws_maximum(tmp_path, value, planned):
-    from fanout_lint.discover import discover
+    from fanout_lint.run.discover import discover
     from fanout_lint.fixes import Planner
     from fanout_lint.loaders import load_candidate
     from fanout_lint.model.nodes import Queue

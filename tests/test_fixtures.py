@@ -7,9 +7,9 @@ import os
 import pytest
 
 from expectations import expected_for, fixture_paths
-from fanout_lint.engine import lint_paths
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 PATHS = fixture_paths(FIXTURES)

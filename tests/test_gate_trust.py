@@ -17,7 +17,7 @@ import subprocess
 import pytest
 import yaml
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")
@@ -193,12 +193,12 @@ def test_a_docs_url_is_normalised_and_escaped_in_the_summary(tmp_path, capsys, m
 
 
 def test_the_summary_stays_under_its_limit_whatever_it_holds(tmp_path, capsys, monkeypatch):
-    from fanout_lint.gate import lowered
-    from fanout_lint.report import markdown
-    from fanout_lint.report.topology import build
-    from fanout_lint.engine import lint_paths
+    from fanout_lint.policy.gate import lowered
+    from fanout_lint.reports import markdown
+    from fanout_lint.reports.topology import build
+    from fanout_lint.run.engine import lint_paths
     from fanout_lint.rules import ALL_RULES
-    from fanout_lint.settings import Settings
+    from fanout_lint.policy.settings import Settings
 
     shutil.copy(os.path.join(FIXTURES, "cfn_fires.yaml"), tmp_path / "t.yaml")
     result = lint_paths([str(tmp_path / "t.yaml")], ALL_RULES, Settings(), keep_graphs=True)

@@ -215,7 +215,7 @@ def test_a_clean_tree_with_fail_on_error(runner, tmp_path):
 
 
 def test_the_job_summary_of_a_large_repository_stays_under_githubs_limit(tmp_path, capsys, monkeypatch):
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
 
     # the broken example has 14 findings: 1,600 copies make a table of several MB
     text = open(os.path.join(ROOT, "examples", "broken", "orders-fanout.yaml"), encoding="utf-8").read()

@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
@@ -142,7 +142,7 @@ def test_per_file_ignores_must_name_rules(work, capsys):
 
 
 def test_glob_matching():
-    from fanout_lint.file_ignores import matches
+    from fanout_lint.policy.file_ignores import matches
 
     assert matches("legacy/**", "legacy/a/b.tf") and matches("legacy/*", "legacy/a/b.tf")
     assert matches("**/generated/*.json", "generated/x.json") and matches("**/generated/*.json", "a/generated/x.json")
@@ -269,7 +269,7 @@ def test_a_tf_file_on_standard_input_is_linted_in_its_directory(tf, capsys, monk
 
 
 def test_standard_input_is_bounded_like_a_file(tf, capsys, monkeypatch):
-    from fanout_lint.regular_files import HCL_FILE_BYTES
+    from fanout_lint.files.regular_files import HCL_FILE_BYTES
 
     _stdin(monkeypatch, b"#" * (HCL_FILE_BYTES + 1))
     code, out, err = run(capsys, "--stdin-filename", "infra/main.tf", "-")

@@ -9,9 +9,9 @@ import os
 
 import pytest
 
-from fanout_lint import cli
+from fanout_lint.cli import main as cli
 from fanout_lint.loaders import _worth_parsing
-from fanout_lint.loaders.escapes import may_hide_words, may_hide_words_in_bytes
+from fanout_lint.loaders.parsing.escapes import may_hide_words, may_hide_words_in_bytes
 
 # A subscription to a queue without a policy: FL301 fires on Queue.
 TEMPLATE = {

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 LINUX = sys.platform.startswith("linux")
 POSIX = os.name == "posix"
@@ -464,8 +464,8 @@ def test_a_configuration_above_its_limit_is_not_read(tmp_path, good, capsys, mon
 # lives in the package.
 HOSTILE = textwrap.dedent("""\
     import os, signal, sys, time
-    import fanout_lint.unit as unit
-    from fanout_lint.cli import main
+    import fanout_lint.run.unit as unit
+    from fanout_lint.cli.main import main
 
     parent = os.getpid()
     lint = unit.lint_candidate

@@ -18,10 +18,10 @@ import subprocess
 import pytest
 import yaml
 
-from fanout_lint.budget import Budget, TooLarge
-from fanout_lint.cli import main
-from fanout_lint.loaders import hcl_expressions
-from fanout_lint.loaders.hcl_expressions import Interpolated, Ref, concat_text
+from fanout_lint.loaders.parsing.budget import Budget, TooLarge
+from fanout_lint.cli.main import main
+from fanout_lint.loaders.terraform.hcl import expressions as hcl_expressions
+from fanout_lint.loaders.terraform.hcl.expressions import Interpolated, Ref, concat_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POSIX = pytest.mark.skipif(os.name != "posix", reason="symbolic and hard links are POSIX")

@@ -70,7 +70,7 @@ def test_an_unwritable_cache_dir_means_no_cache_and_the_same_findings(tmp_path):
 
 
 def test_the_tables_in_the_cache_dir_are_read_again(tmp_path):
-    from fanout_lint.loaders.hcl_parser import grammar_cache_path, parser_grammar
+    from fanout_lint.loaders.terraform.hcl.parser import grammar_cache_path, parser_grammar
 
     import lark
 
@@ -137,7 +137,7 @@ def test_grammar_tables_are_used_only_from_a_directory_and_file_of_the_users_alo
     """Lark reads its tables with pickle: a file someone else could write would run their code."""
     import lark
 
-    from fanout_lint.loaders.hcl_parser import grammar_cache_path, parser_grammar
+    from fanout_lint.loaders.terraform.hcl.parser import grammar_cache_path, parser_grammar
 
     home = tmp_path / "xdg"
     environ = {"XDG_CACHE_HOME": str(home)}

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fanout_lint.loaders.json_source import JsonMap, JsonSeq
-from fanout_lint.loaders.located import Map, ParseError, Seq
-from fanout_lint.loaders.source import parse_json, parse_yaml
+from fanout_lint.loaders.parsing.json_source import JsonMap, JsonSeq
+from fanout_lint.loaders.parsing.located import Map, ParseError, Seq
+from fanout_lint.loaders.parsing.yaml_source import parse_json, parse_yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JSON_FILES = sorted(glob.glob(os.path.join(HERE, "**", "*.json"), recursive=True))
@@ -212,8 +212,9 @@ def test_cdk_shaped_json_takes_the_fast_path(tmp_path):
 def test_json_that_is_no_template_is_not_located(tmp_path, monkeypatch):
     """An API model or a schema often holds a template's words ("Resources"): json reads
     it, and when it is no template, plan or service, no key is looked for."""
-    from fanout_lint.loaders import json_source, parse_file
-    from fanout_lint.loaders.source import parse_json as parse
+    from fanout_lint.loaders import parse_file
+    from fanout_lint.loaders.parsing import json_source
+    from fanout_lint.loaders.parsing.yaml_source import parse_json as parse
 
     located = []
     real_locate = json_source.locate
@@ -273,7 +274,7 @@ def _template_with_unread_bodies(extra_role: str = "") -> str:
 
 
 def _read_bodies(data):
-    from fanout_lint.loaders.cfn_template import is_read
+    from fanout_lint.loaders.cloudformation.template import is_read
 
     return is_read
 

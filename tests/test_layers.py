@@ -19,12 +19,10 @@ RULE_API = ("fanout_lint.rule", "fanout_lint.rules")
 RULE_API_NAMES: dict[str, set[str]] = {}
 
 # The run: one unit, the engine, the worker pool, link planning.
-RUN = ("fanout_lint.engine", "fanout_lint.unit", "fanout_lint.parallel", "fanout_lint.applications")
-REPORTS = ("fanout_lint.report",)
+RUN = ("fanout_lint.run",)
+REPORTS = ("fanout_lint.reports",)
 FIXES = ("fanout_lint.fixes",)
-COMMAND_LINE = ("fanout_lint.cli", "fanout_lint.arguments", "fanout_lint.check_command",
-                "fanout_lint.graph_command", "fanout_lint.explain", "fanout_lint.show_settings",
-                "fanout_lint.launch", "fanout_lint.__main__")
+COMMAND_LINE = ("fanout_lint.cli", "fanout_lint.__main__")
 LOADERS = ("fanout_lint.loaders",)
 
 # Breaks allowed today, each until the package layout of issue 27 moves the code.
@@ -106,7 +104,7 @@ def test_the_sources_are_read():
     assert ("fanout_lint.rule", "Rule") in IMPORTS["fanout_lint.rules.shared_queue"]
     assert ("fanout_lint.rules.common", "is_sqs_source") in IMPORTS["fanout_lint.rules.batch_item_failures_off"]
     assert ("fanout_lint.loaders.names", "arn_service") in IMPORTS["fanout_lint.rules.common"]
-    assert any(_within(t, ("fanout_lint.loaders",)) for t, _ in IMPORTS["fanout_lint.unit"])
+    assert any(_within(t, ("fanout_lint.loaders",)) for t, _ in IMPORTS["fanout_lint.run.unit"])
 
 
 def _rule_may_import(target: str, name: str) -> bool:
@@ -142,15 +140,14 @@ def test_reports_import_no_loader():
 def test_a_break_is_caught(tmp_path):
     # the checks above can fail: a rule that reads a loader, a loader that reads a report
     rule = tmp_path / "rule.py"
-    rule.write_text("from fanout_lint.loaders.names import arn_service\nfrom fanout_lint.findings import Finding\n"
+    rule.write_text("from fanout_lint.loaders.names import arn_service\nfrom fanout_lint.results.records import Finding\n"
                     "from fanout_lint.model.nodes import Queue\nfrom .common import named\n"
-                    "from fanout_lint.findings import Severity\nfrom fanout_lint.severity import Severity\n")
+                    "from fanout_lint.results.records import Severity\nfrom fanout_lint.severity import Severity\n")
     imported = _imports("fanout_lint.rules.rule", str(rule))
     assert sorted(t + "." + n for t, n in imported if not _rule_may_import(t, n)) == [
-        "fanout_lint.findings.Finding", "fanout_lint.findings.Severity", "fanout_lint.loaders.names.arn_service",
-        "fanout_lint.severity.Severity"]
+        "fanout_lint.loaders.names.arn_service", "fanout_lint.results.records.Finding", "fanout_lint.results.records.Severity", "fanout_lint.severity.Severity"]
     loader = tmp_path / "loader.py"
-    loader.write_text("def f():\n    from ..report import text\n    from fanout_lint import parallel\n")
+    loader.write_text("def f():\n    from ..reports import text\n    from fanout_lint.run import pool\n")
     imported = _imports("fanout_lint.loaders.loader", str(loader))
-    assert sorted(t for t, _ in imported if _within(t, RUN + REPORTS)) == ["fanout_lint.parallel",
-                                                                          "fanout_lint.report.text"]
+    assert sorted(t for t, _ in imported if _within(t, RUN + REPORTS)) == ["fanout_lint.reports.text",
+                                                                          "fanout_lint.run.pool"]

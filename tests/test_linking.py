@@ -11,14 +11,14 @@ import time
 
 import pytest
 
-from fanout_lint.applications import Application, plan
-from fanout_lint.cli import main
-from fanout_lint.discover import discover
-from fanout_lint.engine import lint_paths
-from fanout_lint.fingerprint import fingerprint
+from fanout_lint.run.link_plan import Application, plan
+from fanout_lint.cli.main import main
+from fanout_lint.run.discover import discover
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.policy.fingerprint import fingerprint
 from fanout_lint.model.nodes import External, Queue
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 SHARED = """\
 AWSTemplateFormatVersion: "2010-09-09"
@@ -550,9 +550,9 @@ def test_the_plan_parses_only_the_parts_of_a_template_that_link(tmp_path, monkey
 ])
 def test_the_link_facts_of_a_cut_template_are_those_of_the_whole(text):
     from fanout_lint.loaders import link_data
-    from fanout_lint.loaders.link_sections import cut
-    from fanout_lint.loaders.source import parse_yaml
-    from fanout_lint.loaders.stack_links import LINK_WORDS
+    from fanout_lint.loaders.links.link_sections import cut
+    from fanout_lint.loaders.parsing.yaml_source import parse_yaml
+    from fanout_lint.loaders.links.stack_links import LINK_WORDS
 
     whole = parse_yaml(text, "t.yaml")
     got = link_data("t.yaml", text.encode(), LINK_WORDS)
@@ -563,8 +563,8 @@ def test_the_link_facts_of_a_cut_template_are_those_of_the_whole(text):
 
 
 def test_a_template_cut_for_its_links_keeps_its_header_sections_and_linking_entries():
-    from fanout_lint.loaders.link_sections import cut
-    from fanout_lint.loaders.stack_links import LINK_WORDS
+    from fanout_lint.loaders.links.link_sections import cut
+    from fanout_lint.loaders.links.stack_links import LINK_WORDS
 
     text = textwrap.dedent("""\
         AWSTemplateFormatVersion: "2010-09-09"
@@ -610,7 +610,7 @@ def test_outside_git_a_named_template_links_with_its_directory_tree_only_under_r
 
 
 def test_the_git_top_level_is_the_same_with_a_memo_of_directories(tmp_path):
-    from fanout_lint.repository import top_level
+    from fanout_lint.files.repository import top_level
 
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     deep, other, outside = tmp_path / "repo" / "a" / "b", tmp_path / "repo" / "a" / "c", tmp_path / "x"

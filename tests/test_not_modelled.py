@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA = os.path.join(ROOT, "tests", "schemas", "sarif-schema-2.1.0.json")  # in the repository: never skipped
@@ -199,7 +199,7 @@ def test_a_cdk_nested_stack_with_its_asset_is_not_noted(tmp_path, capsys, monkey
 def test_the_hook_records_on_a_list_or_a_graph():
     from fanout_lint.model.graph import Graph
     from fanout_lint.model.nodes import Loc, Unit
-    from fanout_lint.not_modelled import note, notice_of
+    from fanout_lint.results.not_modelled import note, notice_of
 
     graph = Graph(Unit("s.yml", "serverless"), [])
     note(graph, "EventBridge rule made by a custom resource", "f.events[0]", Loc("s.yml", 9, 7))

@@ -51,7 +51,7 @@ def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
 
 @pytest.mark.slow
 def test_the_metadata_pypi_shows(wheel):
-    from fanout_lint.links import PROJECT_URL
+    from fanout_lint.results.doc_links import PROJECT_URL
 
     fields, body = _metadata(wheel)
     values = {}

@@ -13,12 +13,13 @@ import sys
 
 import pytest
 
-from fanout_lint import cli
-from fanout_lint.loaders import hcl_syntax, terraform_modules
-from fanout_lint.loaders.hcl_parser import syntax_fingerprint
-from fanout_lint.loaders.hcl_syntax import parse_hcl
-from fanout_lint.loaders.hcl_tree_data import file_from_data, file_to_data
-from fanout_lint.parse_cache import ParseCache, _trim, directory_problem, open_cache, user_cache_dir
+from fanout_lint.cli import main as cli
+from fanout_lint.loaders.terraform.hcl import syntax as hcl_syntax
+from fanout_lint.loaders.terraform import modules as terraform_modules
+from fanout_lint.loaders.terraform.hcl.parser import syntax_fingerprint
+from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
+from fanout_lint.loaders.terraform.hcl.tree_data import file_from_data, file_to_data
+from fanout_lint.loaders.parsing.parse_cache import ParseCache, _trim, directory_problem, open_cache, user_cache_dir
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 
@@ -161,7 +162,7 @@ def test_a_module_called_many_times_is_parsed_once(tmp_path, capsys, monkeypatch
 
 
 def test_memory_is_bounded(monkeypatch):
-    monkeypatch.setattr("fanout_lint.parse_cache.MEMORY_BYTES", 100)
+    monkeypatch.setattr("fanout_lint.loaders.parsing.parse_cache.MEMORY_BYTES", 100)
     cache = ParseCache(None)
     def unused():
         raise AssertionError("no directory: no version needed")
@@ -194,7 +195,7 @@ def test_the_namespace_changes_with_what_the_parse_depends_on(monkeypatch):
     before = syntax_fingerprint()
     assert len(before) == 32 and before == syntax_fingerprint()
     syntax_fingerprint.cache_clear()
-    monkeypatch.setattr("fanout_lint.loaders.hcl_parser.__version__", "0.0.0-other")
+    monkeypatch.setattr("fanout_lint.loaders.terraform.hcl.parser.__version__", "0.0.0-other")
     try:
         assert syntax_fingerprint() != before
     finally:
@@ -214,7 +215,7 @@ def test_a_shard_is_trimmed_oldest_first(tmp_path):
 
 
 def test_the_cache_stays_bounded(tmp_path, monkeypatch):
-    monkeypatch.setattr("fanout_lint.parse_cache.MAX_BYTES", 16 * 1024)  # 1 KiB a shard
+    monkeypatch.setattr("fanout_lint.loaders.parsing.parse_cache.MAX_BYTES", 16 * 1024)  # 1 KiB a shard
     cache = ParseCache(str(tmp_path))
     for index in range(200):
         cache.put("n", str(index).encode(), lambda: "v", "x" * 200)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from fanout_lint.engine import lint_paths
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.model.nodes import Pipe, RoleTarget
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from fanout_lint.discover import discover
+from fanout_lint.run.discover import discover
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")

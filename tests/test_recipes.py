@@ -14,7 +14,7 @@ import sys
 import pytest
 import yaml
 
-from fanout_lint import unsupported
+from fanout_lint.run import unsupported
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ("README.md", "docs/integrations.md", "docs/pypi.md", "action.yml")

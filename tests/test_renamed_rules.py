@@ -8,9 +8,9 @@ import json
 import os
 import textwrap
 
-from fanout_lint.cli import main
+from fanout_lint.cli.main import main
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import find_rule, renamed
+from fanout_lint.policy.settings import find_rule, renamed
 
 HERE = os.path.dirname(__file__)
 PERMISSION = os.path.join(HERE, "fixtures", "lambda-permission-missing", "cfn_fires.yaml")

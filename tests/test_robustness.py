@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fanout_lint.loaders
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.rule import Rule
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from bench.generate import cfn_template, render_json, render_yaml, terraform_files, topology  # noqa: E402
@@ -389,7 +389,7 @@ BROKEN_RULE = Rule(
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_crashing_rule_is_an_error_record_and_the_rest_still_runs(capsys, tmp_path, monkeypatch, jobs):
-    monkeypatch.setattr("fanout_lint.cli._all_rules", lambda: ALL_RULES + (BROKEN_RULE,))
+    monkeypatch.setattr("fanout_lint.cli.main._all_rules", lambda: ALL_RULES + (BROKEN_RULE,))
     first = tmp_path / "a.yaml"
     first.write_text(GOOD)
     others = []
@@ -437,7 +437,7 @@ def test_an_hcl_escape_of_no_character_is_an_error_with_its_line(capsys, tmp_pat
 
 
 def test_hcl_escapes_of_characters_still_read(tmp_path):
-    from fanout_lint.loaders.hcl_syntax import parse_hcl
+    from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
 
     parsed = parse_hcl('a = "\\u00e9\\U0001F600\\U0010FFFF"\n', "main.tf")
     assert parsed.body.attributes["a"].expr.value == "\u00e9\U0001F600\U0010FFFF"

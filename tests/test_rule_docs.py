@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from fanout_lint.docs import INDEX, page_name, pages, stale
-from fanout_lint.explain import render
+from fanout_lint.cli.explain import render
 from fanout_lint.rules import ALL_RULES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from fanout_lint.engine import lint_paths
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 
 def messages(tmp_path, text: str) -> dict[str, str]:

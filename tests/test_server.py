@@ -268,7 +268,7 @@ def test_without_the_extra_the_subcommand_says_which_to_install(tmp_path):
 
 
 def test_the_command_line_never_imports_the_servers_libraries(app):
-    code = ("import sys; from fanout_lint.cli import main; main(['check', 'producer.yaml']); "
+    code = ("import sys; from fanout_lint.cli.main import main; main(['check', 'producer.yaml']); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'fanout_lint.server')))")
     run = subprocess.run([sys.executable, "-c", code], cwd=app, capture_output=True, text=True, timeout=60)
     assert run.stdout.strip().splitlines()[-1] == "[]"

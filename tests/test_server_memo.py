@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from fanout_lint import applications
-from fanout_lint.applications import Application, plan
-from fanout_lint.discover import discover
-from fanout_lint.regular_files import overlaid, read_bounded
+from fanout_lint.run import link_plan as applications
+from fanout_lint.run.link_plan import Application, plan
+from fanout_lint.run.discover import discover
+from fanout_lint.files.regular_files import overlaid, read_bounded
 from fanout_lint.server.memo import FactsMemo
 
 PRODUCER = """\

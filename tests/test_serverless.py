@@ -9,16 +9,16 @@ import re
 
 import pytest
 
-from fanout_lint.budget import Budget
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
-from fanout_lint.loaders import serverless_naming as naming
-from fanout_lint.loaders.serverless import is_service
-from fanout_lint.loaders.serverless_variables import resolve_variables
+from fanout_lint.loaders.parsing.budget import Budget
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.loaders.serverless import naming
+from fanout_lint.loaders.serverless.loader import is_service
+from fanout_lint.loaders.serverless.variables import resolve_variables
 from fanout_lint.model.nodes import EventSourceMapping, Function, LambdaPermission, QueuePolicy, Subscription, Topic
 from fanout_lint.model.values import Known
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "serverless")
@@ -123,7 +123,7 @@ def test_a_variable_that_would_make_the_file_contain_itself_is_unknown():
 def test_variables_are_bounded():
     chain = {f"v{i}": f"${{self:custom.v{i + 1}}}" for i in range(200)}
     chain["v200"] = "end"
-    from fanout_lint.budget import BudgetExceeded
+    from fanout_lint.loaders.parsing.budget import BudgetExceeded
 
     with pytest.raises(BudgetExceeded):
         _resolved({"custom": chain, "x": "${self:custom.v0}"})

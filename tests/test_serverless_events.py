@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 
-from fanout_lint.engine import lint_paths
-from fanout_lint.loaders import serverless_naming as naming
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.loaders.serverless import naming
 from fanout_lint.model.nodes import (
     EventSourceMapping,
     EventTarget,
@@ -18,7 +18,7 @@ from fanout_lint.model.nodes import (
 )
 from fanout_lint.model.values import Known
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 SERVICE = """\
 service: shop
@@ -272,7 +272,7 @@ resources:
 
 
 def test_a_safe_fix_is_made_in_the_included_file_that_holds_the_setting(tmp_path, capsys):
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
 
     (tmp_path / ".git").mkdir()
     (tmp_path / "res.yml").write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n"

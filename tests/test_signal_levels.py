@@ -8,15 +8,15 @@ import textwrap
 
 import pytest
 
-from fanout_lint.config import ConfigError, load_config
-from fanout_lint.engine import lint_paths
-from fanout_lint.findings import Severity
-from fanout_lint.loaders.cloudformation import load_template
-from fanout_lint.loaders.source import parse_yaml
+from fanout_lint.policy.config import ConfigError, load_config
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.results.records import Severity
+from fanout_lint.loaders.cloudformation.loader import load_template
+from fanout_lint.loaders.parsing.yaml_source import parse_yaml
 from fanout_lint.model.nodes import EventRule, EventTarget, Queue, QueuePolicy
 from fanout_lint.model.values import Known, verdict
 from fanout_lint.rules import ALL_RULES, common
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 
@@ -152,7 +152,7 @@ def test_an_sqs_event_proves_its_mapping_reads_a_queue_whatever_its_arn():
 
 def test_cfn_lint_takes_only_a_level_too():
     pytest.importorskip("cfnlint")
-    from fanout_lint import cfnlint_adapter
+    from fanout_lint.integrations import cfnlint_adapter
 
     rule = next(r for r in ALL_RULES if r.id == "FL401")
     assert cfnlint_adapter.read_options(rule, "EFL401", {"schedules": "error"}) == ({"schedules": "error"}, [])

@@ -21,7 +21,7 @@ def _modules(tmp_path, *paths) -> set[str]:
     )
     assert done.returncode in (0, 1), done.stderr[-2000:]
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
-    assert "fanout_lint.cli" in imported  # the import log was read
+    assert "fanout_lint.cli.main" in imported  # the import log was read
     return imported
 
 
@@ -55,9 +55,9 @@ def test_yaml_templates_load_no_hcl_parser(tmp_path):
 def test_a_template_without_link_words_loads_neither_the_linker_nor_other_commands(tmp_path):
     # the plan looks at the bytes only; the parser builds the options of `check` alone
     modules = _modules(tmp_path, os.path.join(FIXTURES, "batch-item-failures-off", "cfn_fires.yaml"))
-    assert "fanout_lint.applications" in modules  # the plan ran
-    assert not modules & {"fanout_lint.loaders.stack_links", "fanout_lint.graph_command",
-                          "fanout_lint.explain", "fanout_lint.show_settings"}
+    assert "fanout_lint.run.link_plan" in modules  # the plan ran
+    assert not modules & {"fanout_lint.loaders.links.stack_links", "fanout_lint.cli.graph",
+                          "fanout_lint.cli.explain", "fanout_lint.cli.show_settings"}
 
 
 def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path):

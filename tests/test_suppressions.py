@@ -6,10 +6,10 @@ import datetime
 import json
 import os
 
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "cfn_fires.yaml")
 
@@ -167,7 +167,7 @@ def test_terraform_comment_suppressions_go_through_the_same_policy(tmp_path):
 
 
 def test_terraform_comments_are_read_only_from_a_file_that_holds_a_suppression():
-    from fanout_lint.loaders.hcl_syntax import parse_hcl
+    from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
 
     plain = '# a queue\nresource "aws_sqs_queue" "q" {\n  name = "q" # its name\n}\n'
     assert parse_hcl(plain, "main.tf").comments == ()

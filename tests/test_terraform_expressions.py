@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from fanout_lint.loaders.hcl_expressions import (
+from fanout_lint.loaders.terraform.hcl.expressions import (
     Evaluator,
     Hole,
     Interpolated,
@@ -14,8 +14,8 @@ from fanout_lint.loaders.hcl_expressions import (
     decode_json,
     encode_json,
 )
-from fanout_lint.loaders.hcl_syntax import HclError, parse_expression, parse_hcl
-from fanout_lint.loaders.terraform import load_terraform_dir, parse_suppression
+from fanout_lint.loaders.terraform.hcl.syntax import HclError, parse_expression, parse_hcl
+from fanout_lint.loaders.terraform.loader import load_terraform_dir, parse_suppression
 from fanout_lint.model.nodes import Loc, Queue, Subscription, Suppression
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown
 
@@ -251,7 +251,7 @@ def test_fixture_directory_examples_parse():
 
 
 def test_an_attribute_of_a_whole_resource_is_a_reference_to_that_attribute():
-    from fanout_lint.loaders.hcl_expressions import access
+    from fanout_lint.loaders.terraform.hcl.expressions import access
 
     whole = Known(Ref("module.m.aws_lambda_function.f", ""))
     assert access(whole, (("attr", "arn"),)) == Known(Ref("module.m.aws_lambda_function.f", "arn"))
@@ -261,7 +261,7 @@ def test_an_attribute_of_a_whole_resource_is_a_reference_to_that_attribute():
 
 
 def test_an_arn_template_is_labelled_by_its_text():
-    from fanout_lint.loaders.hcl_expressions import render
+    from fanout_lint.loaders.terraform.hcl.expressions import render
 
     assert render(parse_expression('"arn:aws:sqs:${var.region}:${var.account}:jobs"')) == \
         "arn:aws:sqs:${var.region}:${var.account}:jobs"

@@ -7,15 +7,15 @@ import os
 
 import pytest
 
-from fanout_lint.cli import main
-from fanout_lint.discover import discover
-from fanout_lint.engine import lint_paths
-from fanout_lint.loaders.hcl_tree import HclError, Literal, Name, ObjectExpr, Template
-from fanout_lint.loaders.terraform_json import parse_tf_json
-from fanout_lint.module_calls import called_directories, json_module_sources, module_sources
+from fanout_lint.cli.main import main
+from fanout_lint.run.discover import discover
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.loaders.terraform.hcl.tree import HclError, Literal, Name, ObjectExpr, Template
+from fanout_lint.loaders.terraform.json_syntax import parse_tf_json
+from fanout_lint.loaders.terraform.module_calls import called_directories, json_module_sources, module_sources
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
-from fanout_lint.terraform_files import config_files
+from fanout_lint.policy.settings import Settings
+from fanout_lint.loaders.terraform.files import config_files
 
 
 def _write(root, files: dict[str, str]) -> None:

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from fanout_lint.loaders.source import parse_json
-from fanout_lint.loaders.terraform_plan import load_plan, strip_keys
+from fanout_lint.loaders.parsing.yaml_source import parse_json
+from fanout_lint.loaders.terraform_plan.loader import load_plan, strip_keys
 from fanout_lint.model.nodes import EventSourceMapping, External, Queue
 from fanout_lint.model.values import Known, OneOf, Unknown
 

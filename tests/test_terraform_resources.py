@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from fanout_lint.loaders.source import parse_json
-from fanout_lint.loaders.terraform import load_terraform_dir
-from fanout_lint.loaders.terraform_plan import load_plan
+from fanout_lint.loaders.parsing.yaml_source import parse_json
+from fanout_lint.loaders.terraform.loader import load_terraform_dir
+from fanout_lint.loaders.terraform_plan.loader import load_plan
 from fanout_lint.loaders.names import named_resource
 from fanout_lint.model.nodes import EventSourceMapping, Queue, QueuePolicy
 from fanout_lint.model.values import Known, Unknown

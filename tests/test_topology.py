@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mermaid_syntax
-from fanout_lint.cli import main
-from fanout_lint.findings import Finding, Severity
+from fanout_lint.cli.main import main
+from fanout_lint.results.records import Finding, Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     EventSourceMapping,
@@ -35,7 +35,7 @@ from fanout_lint.model.nodes import (
     Unit,
 )
 from fanout_lint.model.values import Known
-from fanout_lint.report import dot, markdown, mermaid, topology
+from fanout_lint.reports import dot, markdown, mermaid, topology
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SNAPSHOTS = os.path.join(ROOT, "tests", "snapshots")
@@ -347,7 +347,7 @@ def test_graph_of_templates_imports_neither_cfn_lint_nor_the_hcl_parser():
     )
     assert done.returncode == 0 and done.stdout.startswith("digraph fanout {")
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
-    assert "fanout_lint.graph_command" in imported  # the import log was read
+    assert "fanout_lint.cli.graph" in imported  # the import log was read
     assert not {m for m in imported if m.split(".")[0] in ("cfnlint", "hcl2", "lark")}
 
 

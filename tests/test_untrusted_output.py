@@ -24,15 +24,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import mermaid_syntax
-from fanout_lint.cli import main
-from fanout_lint.engine import lint_paths
-from fanout_lint.findings import Finding, LoadError, Severity, where
-from fanout_lint.fingerprint import fingerprint
+from fanout_lint.cli.main import main
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.results.records import Finding, LoadError, Severity, where
+from fanout_lint.policy.fingerprint import fingerprint
 from fanout_lint.model.nodes import Loc
-from fanout_lint.report import dot, markdown, mermaid, topology
+from fanout_lint.reports import dot, markdown, mermaid, topology
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
-from fanout_lint.untrusted import clean
+from fanout_lint.policy.settings import Settings
+from fanout_lint.results.untrusted import clean
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHECK_FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab")
@@ -430,7 +430,7 @@ def test_the_cfn_lint_plugin_passes_neutralised_messages(tmp_path):
     import cfnlint.decode
     import cfnlint.template
 
-    from fanout_lint import cfnlint_adapter
+    from fanout_lint.integrations import cfnlint_adapter
 
     path = write(tmp_path, "t.json", template(queue="Q\n::error::cfn\x1b[31m"))
     decoded, problems = cfnlint.decode.decode(path)
@@ -477,9 +477,9 @@ def test_fingerprints_hash_the_raw_names_and_keep_plain_ones_unchanged():
 # -- the records: cleaned once, at construction -------------------------------------
 
 def test_records_clean_their_text_when_they_are_made():
-    from fanout_lint.findings import Related
+    from fanout_lint.results.records import Related
     from fanout_lint.model.nodes import Suppression
-    from fanout_lint.findings import Notice, Suppressed
+    from fanout_lint.results.records import Notice, Suppressed
 
     f = Finding(rule="FL101", name="missing-dlq", severity=Severity.ERROR, message="m\n::error::x",
                 resource="Q\x1b", loc=Loc("a\nb.yaml", 3, 4), cdk_path="S/\u202eQ", unit="a\nb.yaml",
@@ -582,8 +582,8 @@ def _hcl_label(text: str) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(queue=UNICODE, mapping=UNICODE, reason=UNICODE, label=UNICODE, file_name=FILE_NAME)
 def test_any_name_renders_safely_in_every_format(tmp_path_factory, queue, mapping, reason, label, file_name):
-    from fanout_lint.check_command import render as render_check
-    from fanout_lint.graph_command import render as render_graph
+    from fanout_lint.cli.check import render as render_check
+    from fanout_lint.cli.graph import render as render_graph
 
     root = tmp_path_factory.mktemp("names")
     mapping = mapping if mapping != queue else mapping + "M"

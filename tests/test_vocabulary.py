@@ -13,12 +13,12 @@ import re
 import pytest
 
 from expectations import fixture_paths
-from fanout_lint.engine import lint_paths
+from fanout_lint.run.engine import lint_paths
 from fanout_lint.model import vocabulary
 from fanout_lint.model.nodes import Queue, Subscription, Written
 from fanout_lint.model.schema import KINDS
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.settings import Settings
+from fanout_lint.policy.settings import Settings
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -107,7 +107,7 @@ def test_a_construct_names_and_refuses_settings_its_own_way():
 
 
 def test_suppression_hints_use_the_syntax_they_are_written_in(tmp_path, capsys):
-    from fanout_lint.cli import main
+    from fanout_lint.cli.main import main
 
     (tmp_path / "tf").mkdir()
     (tmp_path / "tf" / "main.tf").write_text(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import yaml
 
-from fanout_lint.loaders.located import Map, Seq
-from fanout_lint.loaders.source import parse_yaml
+from fanout_lint.loaders.parsing.located import Map, Seq
+from fanout_lint.loaders.parsing.yaml_source import parse_yaml
 from fanout_lint.model.nodes import Loc
 
 
@@ -160,7 +160,7 @@ def test_merged_keys_are_located_where_they_are_written_and_no_fix_edits_them():
 
 
 def test_a_merge_of_anything_but_mappings_is_an_error_with_its_line():
-    from fanout_lint.loaders.located import ParseError
+    from fanout_lint.loaders.parsing.located import ParseError
 
     for text, line in (("a: &x 1\nb:\n  <<: *x\n", 3), ("b:\n  c: 1\n  <<: [{a: 1}, 2]\n", 3), ("b: {<<: hello}\n", 1)):
         try:

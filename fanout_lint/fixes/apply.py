@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fanout_lint.findings import Edit, LoadError
+from fanout_lint.results.records import Edit, LoadError
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.sources import Source, SourceError, read_source
 from fanout_lint.model.record import ValueRecord
@@ -70,14 +70,14 @@ def prepare(edits_by_file: dict[str, list[Edit]], digests: dict[str, str]) -> tu
 def parse_problem(path: str, text: str) -> str | None:
     """Why the loader would reject the text, or None when it parses."""
     if is_hcl(path):
-        from fanout_lint.loaders.hcl_syntax import HclError, parse_hcl
+        from fanout_lint.loaders.terraform.hcl.syntax import HclError, parse_hcl
 
         try:
             parse_hcl(text, path)
         except HclError as exc:
             return exc.message
         return None
-    from fanout_lint.loaders.source import ParseError, parse_json, parse_yaml
+    from fanout_lint.loaders.parsing.yaml_source import ParseError, parse_json, parse_yaml
 
     json_syntax = path.lower().endswith(".json") or text.lstrip().startswith("{")
     try:

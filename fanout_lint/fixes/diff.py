@@ -18,7 +18,7 @@ import difflib
 
 from fanout_lint.fixes.apply import FileChange
 from fanout_lint.fixes.positions import is_hcl
-from fanout_lint.untrusted import clean
+from fanout_lint.results.untrusted import clean
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fanout_lint.findings import Edit, FindingFix
+from fanout_lint.results.records import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement

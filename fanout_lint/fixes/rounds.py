@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.confine import Roots
-from fanout_lint.findings import Finding, LoadError
+from fanout_lint.files.confine import Roots
+from fanout_lint.results.records import Finding, LoadError
 from fanout_lint.fixes.apply import FileChange, prepare
 from fanout_lint.fixes.select import applicable, select
 from fanout_lint.model.record import Record
@@ -21,7 +21,7 @@ from fanout_lint.model.record import Record
 if TYPE_CHECKING:
     from typing import Callable
 
-    from fanout_lint.findings import Result
+    from fanout_lint.results.records import Result
 
 # Rounds only repeat for fixes that overlap another in one place (two rules inserting
 # into one body that has no Properties yet): real templates need two at most.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from fanout_lint.findings import Edit, Finding
+from fanout_lint.results.records import Edit, Finding
 from fanout_lint.model.record import Record
 
 

@@ -7,14 +7,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fanout_lint.discover import Candidate
-from fanout_lint.findings import LoadError
-from fanout_lint.loaders.cfn_template import is_read, is_template
-from fanout_lint.loaders.escapes import may_hide_words
-from fanout_lint.loaders.source import MAX_BYTES, ParseError, decode, later_documents, parse_json, parse_yaml
+from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.results.records import LoadError
+from fanout_lint.loaders.cloudformation.template import is_read, is_template
+from fanout_lint.loaders.parsing.escapes import may_hide_words
+from fanout_lint.loaders.parsing.yaml_source import MAX_BYTES, ParseError, decode, later_documents, parse_json, parse_yaml
 from fanout_lint.model.graph import Graph
-from fanout_lint.parse_cache import ParseCache
-from fanout_lint.regular_files import read_bounded
+from fanout_lint.loaders.parsing.parse_cache import ParseCache
+from fanout_lint.files.regular_files import read_bounded
 
 if TYPE_CHECKING:
     from typing import Any
@@ -116,7 +116,7 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None,
     None to parse every file; ``var_files``: tfvars a Terraform unit reads after its own
     (``--var-file``)."""
     if candidate.kind == "terraform":
-        from fanout_lint.loaders.terraform import load_terraform_dir  # HCL parser only when needed
+        from fanout_lint.loaders.terraform.loader import load_terraform_dir  # HCL parser only when needed
 
         # The collector is paused while the directory is read and evaluated: its parsed
         # files are large and hold no cycles, and each full collection walked them all
@@ -210,7 +210,7 @@ def _as_yaml(text: str, path: str):
     if _is_plan(data) or is_template(data):
         return data
     if _is_service(data):
-        from fanout_lint.loaders.serverless import is_service
+        from fanout_lint.loaders.serverless.loader import is_service
 
         if is_service(data):
             return data
@@ -239,7 +239,7 @@ def _plain_json(text: str, path: str):
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except ValueError:  # an integer of more digits than Python converts
-        from fanout_lint.loaders.numbers import long_number_error
+        from fanout_lint.loaders.parsing.numbers import long_number_error
 
         raise long_number_error(text, "JSON") from None
     except RecursionError:
@@ -253,7 +253,7 @@ def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
     if not isinstance(parsed, Parsed) or _is_plan(parsed.data) or not is_template(parsed.data):
         return parsed if isinstance(parsed, LoadError) else None
     if "service" in parsed.data:
-        from fanout_lint.loaders.serverless import is_service
+        from fanout_lint.loaders.serverless.loader import is_service
 
         if is_service(parsed.data):
             return None
@@ -280,7 +280,7 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
                     return None
                 raise
     else:
-        from fanout_lint.loaders.link_sections import cut
+        from fanout_lint.loaders.links.link_sections import cut
 
         # the cut keeps the entries whose text holds a word: an escaped word is not there
         part = None if may_hide_words(text) else cut(text, words)
@@ -297,7 +297,7 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
     if _is_plan(parsed) or not is_template(parsed):
         return None
     if "service" in parsed:
-        from fanout_lint.loaders.serverless import is_service
+        from fanout_lint.loaders.serverless.loader import is_service
 
         if is_service(parsed):
             return None
@@ -312,17 +312,17 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         return [], [parsed_file]
     parsed, text, syntax = parsed_file.data, parsed_file.text, parsed_file.syntax
     if _is_plan(parsed):
-        from fanout_lint.loaders.terraform_plan import load_plan
+        from fanout_lint.loaders.terraform_plan.loader import load_plan
 
         return load_plan(parsed, path)
     if _is_service(parsed):
-        from fanout_lint.loaders.serverless import is_service, load_service
+        from fanout_lint.loaders.serverless.loader import is_service, load_service
 
         if is_service(parsed):
             return load_service(parsed, path, syntax, text)
     if not is_template(parsed):
         return [], []
-    from fanout_lint.loaders.cloudformation import load_template
+    from fanout_lint.loaders.cloudformation.loader import load_template
 
     return [load_template(parsed, path, syntax, text)], []
 

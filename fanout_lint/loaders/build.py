@@ -23,7 +23,7 @@ import functools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
-from fanout_lint.loaders.linker import Linker
+from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.model.defaults import bounded, default_of
 from fanout_lint.model.nodes import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.located import loc_of
+from fanout_lint.loaders.parsing.located import loc_of
 from fanout_lint.model.nodes import Loc, Statement
 from fanout_lint.model.permissions import ACCOUNT_PRINCIPAL, ACCOUNT_ROOT
 from fanout_lint.model.values import Known, Unknown, Value

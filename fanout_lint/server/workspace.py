@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from fanout_lint.regular_files import resolved_path
+from fanout_lint.files.regular_files import resolved_path
 
 
 @dataclass(eq=False)

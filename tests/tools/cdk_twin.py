@@ -20,10 +20,10 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from expectations import expected_for  # noqa: E402
-from fanout_lint.engine import lint_paths  # noqa: E402
-from fanout_lint.loaders.source import parse_yaml  # noqa: E402
+from fanout_lint.run.engine import lint_paths  # noqa: E402
+from fanout_lint.loaders.parsing.yaml_source import parse_yaml  # noqa: E402
 from fanout_lint.rules import ALL_RULES  # noqa: E402
-from fanout_lint.settings import Settings  # noqa: E402
+from fanout_lint.policy.settings import Settings  # noqa: E402
 
 
 def hashed(logical_id: str) -> str:

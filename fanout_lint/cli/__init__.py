@@ -1,0 +1,1 @@
+"""The command line: arguments, the commands, and how a run ends on the terminal."""

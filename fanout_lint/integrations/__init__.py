@@ -1,0 +1,1 @@
+"""fanout-lint inside other tools (the cfn-lint plugin's engine)."""

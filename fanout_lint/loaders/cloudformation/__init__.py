@@ -1,0 +1,1 @@
+"""CloudFormation: templates, intrinsics, SAM, CDK assemblies."""

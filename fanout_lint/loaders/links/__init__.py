@@ -1,0 +1,1 @@
+"""Linking templates into one application: exports, imports, nested stacks."""

@@ -1,0 +1,1 @@
+"""The Serverless Framework: serverless.yml, its variables, files and events."""

@@ -1,0 +1,1 @@
+"""Terraform and OpenTofu: HCL and JSON syntax, overrides, modules."""

@@ -1,0 +1,1 @@
+"""The HCL parser and the expressions it evaluates."""

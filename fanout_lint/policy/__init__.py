@@ -1,0 +1,1 @@
+"""The policy stage: configuration, settings per directory, suppressions, baseline, fingerprints and the fail level."""

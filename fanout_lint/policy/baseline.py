@@ -1,0 +1,125 @@
+"""The baseline file: findings accepted for now, so a gate fails only on new ones.
+
+The file is JSON, sorted and readable in review: each entry has the fingerprint (the only
+thing matched) and, for people, the rule, file and resource it was recorded from.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+
+from fanout_lint import __version__
+from fanout_lint.results.records import Finding
+from fanout_lint.policy.fingerprint import fingerprint, relative_path
+from fanout_lint.files.regular_files import BASELINE_BYTES, read_bounded, write_atomic
+
+FORMAT_VERSION = 1
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read; the message names the file."""
+
+
+def render(findings: list[Finding], root: str) -> str:
+    entries = {}
+    for f in findings:
+        key = fingerprint(f, root)
+        entries[key] = {
+            "fingerprint": key,
+            "rule": f.rule,
+            "name": f.name,
+            "file": relative_path(f.loc.file, root),
+            "resource": f.cdk_path or f.resource,
+        }
+    document = {
+        "version": FORMAT_VERSION,
+        "tool": {"name": "fanout-lint", "version": __version__},
+        "findings": sorted(entries.values(), key=lambda e: (e["file"], e["rule"], e["resource"], e["fingerprint"])),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def write(path: str, findings: list[Finding], root: str, write_file=write_atomic) -> None:
+    """Replace the baseline at ``path`` in one step (OSError when it cannot be written)."""
+    write_file(path, render(findings, root).encode("utf-8"))
+
+
+def load(path: str) -> frozenset[str]:
+    return frozenset(load_entries(path))
+
+
+def load_entries(path: str) -> dict[str, str]:
+    """The baseline's fingerprints, each with the file it was recorded in ("" when the
+    entry does not say)."""
+    try:
+        raw = read_bounded(path, BASELINE_BYTES)
+    except OSError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise BaselineError(f"{path}:{line}: baseline is not valid UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise BaselineError(f"{path}:{exc.lineno}: baseline is not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: baseline is not a fanout-lint baseline: nested too deep") from None
+    except ValueError as exc:  # a number of more digits than Python converts, say
+        raise BaselineError(f"{path}: baseline is not valid JSON: {_first_line(exc)}") from None
+    return _fingerprints(path, document)
+
+
+def _fingerprints(path: str, document) -> dict[str, str]:
+    if not isinstance(document, dict) or type(document.get("version")) is not int \
+            or document["version"] != FORMAT_VERSION or not isinstance(document.get("findings"), list):
+        raise BaselineError(f"{path}: not a fanout-lint baseline (version {FORMAT_VERSION}); "
+                            "write one with --write-baseline")
+    keys: dict[str, str] = {}
+    for number, entry in enumerate(document["findings"], start=1):
+        # the entry itself is not quoted: it may be huge, deep, or made to mislead a reader
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            raise BaselineError(f"{path}: baseline entry {number} of \"findings\" has no fingerprint string")
+        file = entry.get("file")
+        keys[entry["fingerprint"]] = file if isinstance(file, str) else ""
+    return keys
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def split(findings: list[Finding], known: frozenset[str], root: str) -> tuple[list[Finding], list[Finding]]:
+    """(new findings, findings already in the baseline)."""
+    new, old = [], []
+    for f in findings:
+        (old if fingerprint(f, root) in known else new).append(f)
+    return new, old
+
+
+def stale(entries: dict[str, str], result, paths: list[str], root: str) -> int:
+    """How many baseline entries no finding of this run matches: fixed, or gone with their
+    resource. Only entries in a file under the paths linted count (a run on one directory
+    says nothing of the others), and not those in a file that could not be linted."""
+    matched = {fingerprint(f, root) for f in result.in_baseline}
+    scopes = [relative_path(p, root) for p in paths]
+    broken = {relative_path(e.file, root) for e in result.errors}
+    broken |= {posixpath.dirname(b) for b in broken}
+    count = 0
+    for key, file in entries.items():
+        if key in matched or not file or file in broken or posixpath.dirname(file) in broken:
+            continue
+        if any(scope == "." or file == scope or file.startswith(scope.rstrip("/") + "/") for scope in scopes):
+            count += 1
+    return count
+
+
+def stale_notice(entries: dict[str, str], result, paths: list[str], root: str, path: str) -> str:
+    """The line that counts the stale entries, with how to drop them; "" when there are none."""
+    count = stale(entries, result, paths, root)
+    if not count:
+        return ""
+    entry = "entry matches" if count == 1 else "entries match"
+    return (f"fanout-lint: {count} baseline {entry} no finding any more (fixed, or the resource is gone); "
+            f"drop {'it' if count == 1 else 'them'} by rewriting the baseline: --write-baseline {path}")

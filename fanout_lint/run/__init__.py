@@ -1,0 +1,1 @@
+"""One run: discovery, the link plan, the worker pool, and linting one unit."""
