@@ -11,6 +11,6 @@
 
 from __future__ import annotations
 
-from fanout_lint.fixes.plan import Planner, plan_fix
+from fanout_lint.fixes.plan import Planner
 
-__all__ = ["Planner", "plan_fix"]
+__all__ = ["Planner"]

@@ -115,11 +115,6 @@ class Planner:
         return (where.file, lines, change) if change is not None else None
 
 
-def plan_fix(graph: Graph, node: Node, fix: Fix) -> FindingFix | None:
-    """The edit that makes ``fix`` in the node's source, or None where it cannot be made."""
-    return Planner(graph).plan(node, fix)
-
-
 def _setting(node: Node, name: str) -> tuple[Value, Body | None] | None:
     """The setting's value and the body a new one goes into: the node's own, or, for a key
     of a document (``maxReceiveCount`` of the redrive policy), the document's."""

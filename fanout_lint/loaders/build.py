@@ -92,7 +92,7 @@ class View(Protocol):
         """The template sets it (the provider does not compute it)."""
 
     def site(self, path: Path) -> Any:
-        """Where the setting at ``path`` is written (a ``values.Site``), whatever its
+        """Where the setting at ``path`` is written (a site: its ``entry()`` and ``value()`` spans), whatever its
         value (a reference known only at deploy time too), or None."""
 
     def proves_absent(self, path: Path) -> bool:

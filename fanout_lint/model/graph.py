@@ -101,10 +101,6 @@ class Graph:
         self._mentions: dict[str, list[Mention]] = defaultdict(list)
         for mention in mentions:
             self._mentions[mention.target].append(mention)
-        self._targets_of_rule: dict[str, list[EventTarget]] = defaultdict(list)
-        for target in self._of_kind(EventTarget):
-            if target.rule and not target.scheduler:
-                self._targets_of_rule[target.rule].append(target)
         self._invoke_configs: dict[str, list[InvokeConfig]] = defaultdict(list)
         for config in self._of_kind(InvokeConfig):
             if config.function:
@@ -234,10 +230,6 @@ class Graph:
             or self._subscription_dlqs.get(node_id)
         )
 
-    def subscriptions_with_dlq(self, node_id: str) -> list[Subscription]:
-        """Subscriptions whose RedrivePolicy sends undeliverable messages to ``node_id``."""
-        return list(self._subscription_dlqs.get(node_id, ()))
-
     def policies_for(self, queue_id: str) -> list[QueuePolicy]:
         return list(self._policies.get(queue_id, ()))
 
@@ -247,10 +239,6 @@ class Graph:
     def mentions_of(self, node_id: str, role: str | None = None) -> list[Mention]:
         """Resources the graph does not model that name the node (with ``role``, when given)."""
         return [m for m in self._mentions.get(node_id, ()) if role is None or m.role == role]
-
-    def targets_of(self, rule_id: str) -> list[EventTarget]:
-        """The targets of an EventBridge rule."""
-        return list(self._targets_of_rule.get(rule_id, ()))
 
     def rule_of(self, target: EventTarget) -> EventRule | None:
         node = self.get(target.rule)

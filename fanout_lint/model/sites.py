@@ -15,7 +15,7 @@ from fanout_lint.model.values import Known, OneOf, Value
 
 
 def site_of(node: Node, field_name: str):
-    """The ``Site`` of the setting when the template writes it, else None."""
+    """The site of the setting when the template writes it, else None."""
     value = _value_of(node, field_name)
     if isinstance(value, Known):
         return value.site

@@ -38,25 +38,9 @@ class Known(ValueRecord):
     value: Any
     origin: str = LITERAL
     detail: str = ""  # parameter or variable name, for the message
-    # Where the template writes it (a ``Site``: the entry and the value's spans), or None
+    # Where the template writes it (a site: ``entry()`` and ``value()`` give the spans), or None
     # for a value nobody wrote (an AWS default) or one built from several places.
     site: Any = field(default=None, compare=False, repr=False)
-
-
-class Site:
-    """Where a value is written: what a finding points at and what a fix replaces.
-
-    Made by the loader that read the value (a YAML/JSON entry, an HCL attribute); the
-    spans are computed when asked, since most values never are.
-    """
-
-    def entry(self):
-        """The whole setting, key and value: ``VisibilityTimeout: 30``."""
-        raise NotImplementedError
-
-    def value(self):
-        """The value alone: ``30``; None when it cannot be told apart."""
-        raise NotImplementedError
 
 
 @dataclass(eq=False, repr=False)

@@ -44,9 +44,6 @@ class RawResource:
     items_written: Written | None = None
     syntax: str = "yaml"  # yaml or json: how a fix writes
 
-    def prop_loc(self, key: str) -> Loc:
-        return loc_of(self.props, key, self.loc)
-
 
 def is_read(body: Any) -> bool:
     """Whether anything fanout-lint reads looks into this resource's body: a type the schema

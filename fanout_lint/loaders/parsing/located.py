@@ -203,7 +203,7 @@ def value_span(container, key) -> Loc | None:
 
 
 class MapSite:
-    """Where ``container[key]`` is written (a ``values.Site`` for YAML and JSON)."""
+    """Where ``container[key]`` is written (a site, for YAML and JSON)."""
 
     __slots__ = ("container", "key")
 

@@ -215,7 +215,7 @@ class _Resolver:
 
 
 class HclSite:
-    """Where an argument is written (a ``values.Site``)."""
+    """Where an argument is written (a site: its ``entry()`` and ``value()`` spans)."""
 
     __slots__ = ("file", "attribute")
 

@@ -456,10 +456,6 @@ class PlanResource:
                 return Known(raw, VARIABLE, variables.pop())
         return Known(raw)
 
-    def prop_loc(self, attr: str) -> Loc:
-        values = self.item.get("values") if isinstance(self.item, dict) else None
-        return loc_of(values, attr, self.loc) if isinstance(values, dict) else self.loc
-
     # -- references ----------------------------------------------------------
     def target(self, path, kind: str | None) -> str | None:
         path = tuple(path)
