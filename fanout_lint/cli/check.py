@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import LoadError, where
 from fanout_lint.policy.settings import Settings, enabled_rules, severity_for, suggestion
+from fanout_lint.results.records import LoadError, where
 from fanout_lint.results.untrusted import clean
 
 if TYPE_CHECKING:  # the engine is imported only when a check runs
@@ -97,10 +97,10 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
     """Settings from the configuration file and the flags, and the file they came from
     (those of the paths' common directory; ``settings.configuration`` gives each unit its
     own directory's); None after printing a configuration error."""
-    from fanout_lint.policy.config import ConfigError, Flags
     from fanout_lint.files.confine import Roots
-    from fanout_lint.policy.hierarchy import Hierarchy
     from fanout_lint.files.repository import repo_root
+    from fanout_lint.policy.config import ConfigError, Flags
+    from fanout_lint.policy.hierarchy import Hierarchy
 
     flags = Flags(
         select=split(args.select),

@@ -50,13 +50,13 @@ def add_options(graph) -> None:
 def run(args) -> int:
     import os
 
-    from fanout_lint.policy.config import ConfigError, Flags
     from fanout_lint.files.confine import Roots
-    from fanout_lint.run.engine import lint_paths
+    from fanout_lint.policy.config import ConfigError, Flags
     from fanout_lint.policy.hierarchy import Hierarchy
-    from fanout_lint.results.doc_links import RULE_DOCS_URL
     from fanout_lint.reports import topology
+    from fanout_lint.results.doc_links import RULE_DOCS_URL
     from fanout_lint.rules import ALL_RULES
+    from fanout_lint.run.engine import lint_paths
 
     if args.hops is not None and args.focus is None:
         return _fail("--hops applies only with --focus RESOURCE (the whole topology is drawn otherwise)")

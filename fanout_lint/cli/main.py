@@ -272,8 +272,8 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 def _check(args, startup: StartUp) -> int:
     from fanout_lint.cli.check import UsageError, reports_of, settings_for
-    from fanout_lint.run.engine import lint_paths
     from fanout_lint.files.repository import repo_root
+    from fanout_lint.run.engine import lint_paths
 
     rules = _all_rules()
     resolved = settings_for(args, rules, _split)  # configuration file, then flags
@@ -358,9 +358,9 @@ def _show_settings(args, rules, settings, config_path) -> int:
     """``--show-settings [PATH...]``: the settings each path is linted under, and the file
     they come from (the paths' common directory's without a path)."""
     from fanout_lint.cli.check import say_configuration
+    from fanout_lint.cli.show_settings import render_settings
     from fanout_lint.policy.config import ConfigError
     from fanout_lint.results.doc_links import RULE_DOCS_URL
-    from fanout_lint.cli.show_settings import render_settings
 
     hierarchy = settings.configuration
     try:
@@ -406,8 +406,8 @@ def _colour(choice: str) -> bool:
 
 
 def _rules(args) -> int:
-    from fanout_lint.policy.config import ConfigError, Flags, resolve
     from fanout_lint.cli.show_settings import render_rules
+    from fanout_lint.policy.config import ConfigError, Flags, resolve
 
     rules = _all_rules()
     try:
@@ -420,8 +420,8 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
-    from fanout_lint.policy.config import unknown_rule
     from fanout_lint.cli.explain import render
+    from fanout_lint.policy.config import unknown_rule
     from fanout_lint.policy.settings import find_rule, renamed
 
     rule = find_rule(_all_rules(), args.rule)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-from fanout_lint.rule import Rule
 from fanout_lint.policy.settings import Settings, enabled_rules, options_for, rule_names, severity_for
 from fanout_lint.results.untrusted import clean
+from fanout_lint.rule import Rule
 
 
 def rule_rows(rules: tuple[Rule, ...], settings: Settings) -> list[dict]:

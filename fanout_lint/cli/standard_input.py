@@ -19,8 +19,7 @@ import os
 import stat
 from contextlib import contextmanager
 
-from fanout_lint.files import confine
-from fanout_lint.files import regular_files
+from fanout_lint.files import confine, regular_files
 from fanout_lint.files.regular_files import HCL_FILE_BYTES, TEMPLATE_BYTES, describe_size
 
 HCL_SUFFIXES = (".tf", ".tofu", ".tfvars")  # their JSON forms are read as JSON, under TEMPLATE_BYTES

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fanout_lint.results.records import Edit, LoadError
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.sources import Source, SourceError, read_source
 from fanout_lint.model.record import ValueRecord
+from fanout_lint.results.records import Edit, LoadError
 
 
 @dataclass(eq=False, repr=False)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import Edit, FindingFix
 from fanout_lint.fixes.insert import Change, Setting, insertion
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.render import HCL, JSON, YAML, is_literal, replacement
@@ -32,6 +31,7 @@ from fanout_lint.model.nodes import Body, Node
 from fanout_lint.model.schema import field_of, kind_of
 from fanout_lint.model.values import DEFAULT, LITERAL, Known, Value
 from fanout_lint.model.vocabulary import _path, setting
+from fanout_lint.results.records import Edit, FindingFix
 from fanout_lint.rule import Fix
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fanout_lint.files.confine import Roots
-from fanout_lint.results.records import Finding, LoadError
 from fanout_lint.fixes.apply import FileChange, prepare
 from fanout_lint.fixes.select import applicable, select
 from fanout_lint.model.record import Record
+from fanout_lint.results.records import Finding, LoadError
 
 if TYPE_CHECKING:
     from typing import Callable

@@ -12,8 +12,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
-from fanout_lint.results.records import Edit, Finding
 from fanout_lint.model.record import Record
+from fanout_lint.results.records import Edit, Finding
 
 
 def applicable(finding: Finding, unsafe: bool) -> bool:

@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import Finding
+from fanout_lint.files.regular_files import HCL_FILE_BYTES, TEMPLATE_BYTES, read_bounded
 from fanout_lint.fixes.positions import is_hcl
 from fanout_lint.model.record import ValueRecord
-from fanout_lint.files.regular_files import HCL_FILE_BYTES, TEMPLATE_BYTES, read_bounded
+from fanout_lint.results.records import Finding
 
 if TYPE_CHECKING:
     from typing import Iterable

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 from cfnlint.rules import CloudFormationLintRule, RuleMatch
 
-from fanout_lint.results.records import Finding, Notice
 from fanout_lint.loaders.cloudformation.loader import load_template
 from fanout_lint.loaders.parsing.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
+from fanout_lint.policy.settings import Settings, find_rule, suggestion
+from fanout_lint.results.records import Finding, Notice
 from fanout_lint.rule import Option, Rule
 from fanout_lint.rules import ALL_RULES
-from fanout_lint.policy.settings import Settings, find_rule, suggestion
 
 if TYPE_CHECKING:
     from typing import Any
@@ -311,8 +311,8 @@ def run_of(cfn: Any):
 
 def _lint(cfn: Any, options: dict[str, dict] | None):
     from fanout_lint.policy.file_ignores import ignored
-    from fanout_lint.policy.suppressions import Applied, apply_inline
     from fanout_lint.policy.settings import enabled_rules
+    from fanout_lint.policy.suppressions import Applied, apply_inline
     from fanout_lint.run.unit import check_graph
 
     file = cfn.filename or "-"
@@ -361,8 +361,8 @@ def _graph(data: dict, file: str):
     """cfn-lint lints one template at a time. Its nested stacks with local templates are
     linked (their parameters from this template, their outputs back into it); an
     ``Fn::ImportValue`` stays unknown, since the exporting template is not at hand."""
-    from fanout_lint.run.link_plan import repository_root
     from fanout_lint.loaders.links.stack_links import nested_stacks
+    from fanout_lint.run.link_plan import repository_root
 
     root = repository_root(file) if file != "-" else "."
     if file == "-" or not any(n.template for n in nested_stacks(data, file, root)):

@@ -7,14 +7,21 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.loaders.candidate import Candidate
-from fanout_lint.results.records import LoadError
 from fanout_lint.loaders.cloudformation.template import is_read, is_template
 from fanout_lint.loaders.parsing.escapes import may_hide_words
-from fanout_lint.loaders.parsing.yaml_source import MAX_BYTES, ParseError, decode, later_documents, parse_json, parse_yaml
-from fanout_lint.model.graph import Graph
 from fanout_lint.loaders.parsing.parse_cache import ParseCache
-from fanout_lint.files.regular_files import read_bounded
+from fanout_lint.loaders.parsing.yaml_source import (
+    MAX_BYTES,
+    ParseError,
+    decode,
+    later_documents,
+    parse_json,
+    parse_yaml,
+)
+from fanout_lint.model.graph import Graph
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any

@@ -10,9 +10,9 @@ import json
 import posixpath
 
 from fanout_lint import __version__
-from fanout_lint.results.records import Finding
-from fanout_lint.policy.fingerprint import fingerprint, relative_path
 from fanout_lint.files.regular_files import BASELINE_BYTES, read_bounded, write_atomic
+from fanout_lint.policy.fingerprint import fingerprint, relative_path
+from fanout_lint.results.records import Finding
 
 FORMAT_VERSION = 1
 

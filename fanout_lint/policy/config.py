@@ -17,13 +17,11 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from fanout_lint.policy.file_ignores import FileIgnore
-from fanout_lint.results.records import Severity
-from fanout_lint.policy.gate import lowered
-from fanout_lint.model.record import Record
 from fanout_lint.files.regular_files import CONFIG_BYTES, read_bounded
 from fanout_lint.files.repository import top_level
-from fanout_lint.rule import Option, Rule
+from fanout_lint.model.record import Record
+from fanout_lint.policy.file_ignores import FileIgnore
+from fanout_lint.policy.gate import lowered
 from fanout_lint.policy.settings import (
     Settings,
     find_rule,
@@ -33,6 +31,8 @@ from fanout_lint.policy.settings import (
     rule_suggestion,
     suggestion,
 )
+from fanout_lint.results.records import Severity
+from fanout_lint.rule import Option, Rule
 
 if TYPE_CHECKING:
     from typing import Any

@@ -20,8 +20,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import Notice, Severity
 from fanout_lint.model.nodes import Loc
+from fanout_lint.results.records import Notice, Severity
 from fanout_lint.rule import Rule
 
 DEFAULT_FAIL_ON = Severity.WARNING

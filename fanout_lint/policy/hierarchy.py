@@ -32,6 +32,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 
+from fanout_lint.files.confine import Roots, is_link, lexists
+from fanout_lint.files.repository import top_level
+from fanout_lint.model.record import Record
 from fanout_lint.policy.config import (
     DEDICATED,
     PYPROJECT,
@@ -44,14 +47,11 @@ from fanout_lint.policy.config import (
     load_config,
     settings_from,
 )
-from fanout_lint.files.confine import Roots, is_link, lexists
-from fanout_lint.run.discover import matches_exclude
-from fanout_lint.results.records import Notice
-from fanout_lint.model.record import Record
-from fanout_lint.files.repository import top_level
-from fanout_lint.rule import Rule
 from fanout_lint.policy.settings import Settings
 from fanout_lint.policy.var_files import problem as var_files_problem
+from fanout_lint.results.records import Notice
+from fanout_lint.rule import Rule
+from fanout_lint.run.discover import matches_exclude
 
 # What the run decides, whatever file governs a unit (``engine.lint_paths`` takes them
 # from the settings it is given).

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fanout_lint.loaders.parsing.parse_cache import ParseCache
+from fanout_lint.model.record import Record
 from fanout_lint.policy.file_ignores import FileIgnore
 from fanout_lint.results.records import Notice, Severity
-from fanout_lint.model.record import Record
-from fanout_lint.loaders.parsing.parse_cache import ParseCache
 from fanout_lint.rule import Rule
 
 if TYPE_CHECKING:

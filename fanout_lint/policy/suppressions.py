@@ -22,12 +22,12 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import Finding, Notice, Suppressed
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Loc, Suppression
-from fanout_lint.rule import Rule
 from fanout_lint.policy.settings import find_rule, renamed, rule_suggestion
+from fanout_lint.results.records import Finding, Notice, Suppressed
 from fanout_lint.results.untrusted import clean_path
+from fanout_lint.rule import Rule
 
 if TYPE_CHECKING:
     import datetime

@@ -10,9 +10,9 @@ name or path can end up only inside a command's message or property, never start
 
 from __future__ import annotations
 
-from fanout_lint.results.records import Result, Severity
 from fanout_lint.policy.fingerprint import relative_path
 from fanout_lint.reports.text import summary
+from fanout_lint.results.records import Result, Severity
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from fanout_lint.results.records import Result, Severity
 from fanout_lint.policy.fingerprint import fingerprint, relative_path
+from fanout_lint.results.records import Result, Severity
 
 SEVERITIES = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info"}
 LOAD_ERROR_CHECK = "fanout-lint/cannot-lint"

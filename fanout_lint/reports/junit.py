@@ -19,9 +19,9 @@ import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from fanout_lint.results.records import Result, Severity
-from fanout_lint.policy.fingerprint import relative_path
 from fanout_lint.policy.fail_level import fails
+from fanout_lint.policy.fingerprint import relative_path
+from fanout_lint.results.records import Result, Severity
 from fanout_lint.results.untrusted import clean
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from fanout_lint.results.records import Finding, Severity
-from fanout_lint.results.doc_links import RULE_DOCS_URL
 from fanout_lint.reports import mermaid
 from fanout_lint.reports.topology import Topology
+from fanout_lint.results.doc_links import RULE_DOCS_URL
+from fanout_lint.results.records import Finding, Severity
 
 # Mermaid (and so GitHub) refuses a diagram with 500 edges or 50,000 characters or more.
 MAX_DIAGRAM_EDGES = 499

@@ -11,7 +11,6 @@ the error colours vanish).
 
 from __future__ import annotations
 
-from fanout_lint.results.records import Severity
 from fanout_lint.reports.topology import (
     BUCKET,
     DLQ,
@@ -37,6 +36,7 @@ from fanout_lint.reports.topology import (
     ViewEdge,
     ViewNode,
 )
+from fanout_lint.results.records import Severity
 
 # (open, close) around the quoted label, per kind of node.
 _SHAPES = {

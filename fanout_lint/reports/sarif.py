@@ -20,13 +20,13 @@ import os
 import pathlib
 
 from fanout_lint import __version__
-from fanout_lint.results.records import Finding, FindingFix, Result, Severity
+from fanout_lint.model.nodes import Loc
 from fanout_lint.policy.fingerprint import VERSION as FINGERPRINT_VERSION
 from fanout_lint.policy.fingerprint import fingerprint, relative_path
 from fanout_lint.results.doc_links import PROJECT_URL, rule_url
-from fanout_lint.model.nodes import Loc
-from fanout_lint.rule import Rule, _dedent
+from fanout_lint.results.records import Finding, FindingFix, Result, Severity
 from fanout_lint.results.untrusted import clean
+from fanout_lint.rule import Rule, _dedent
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT_BASE = "%SRCROOT%"

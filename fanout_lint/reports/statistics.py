@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from fanout_lint.results.records import Result
 from fanout_lint.reports.text import _fixable, summary
+from fanout_lint.results.records import Result
 
 
 def counts(result: Result, unsafe_fixes: bool) -> list[dict]:

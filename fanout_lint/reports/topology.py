@@ -26,7 +26,6 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from fanout_lint.results.records import Finding, LoadError, Severity
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     NESTS,
@@ -55,6 +54,7 @@ from fanout_lint.model.nodes import (
 )
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import candidates, is_false, single
+from fanout_lint.results.records import Finding, LoadError, Severity
 from fanout_lint.results.untrusted import clean
 
 # Kinds of view nodes. "missing" is a reference to a resource the model does not hold

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fanout_lint.results.records import Notice
 from fanout_lint.model.nodes import (
     EventRule,
     EventSourceMapping,
@@ -29,6 +28,7 @@ from fanout_lint.model.nodes import (
     Subscription,
     Topic,
 )
+from fanout_lint.results.records import Notice
 
 if TYPE_CHECKING:
     from typing import Any, Iterable

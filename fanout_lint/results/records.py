@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.model.record import ValueRecord
-from fanout_lint.severity import Severity  # re-exported: the records and renderers name it here
 from fanout_lint.results.untrusted import clean, clean_loc, clean_optional, clean_path
+from fanout_lint.severity import Severity  # re-exported: the records and renderers name it here
 
 if TYPE_CHECKING:  # a run's graphs, kept for the views that draw them
     from fanout_lint.model.graph import Graph

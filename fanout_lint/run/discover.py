@@ -26,14 +26,14 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.run import unsupported
 from fanout_lint.files.confine import NOT_FOLLOWED, Roots, is_inside, outside
-from fanout_lint.results.records import Notice, Skipped
-from fanout_lint.model.nodes import Loc
 from fanout_lint.files.regular_files import resolved_path
 from fanout_lint.files.repository import repo_root
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.terraform.files import suffix_of
+from fanout_lint.model.nodes import Loc
+from fanout_lint.results.records import Notice, Skipped
+from fanout_lint.run import unsupported
 
 if TYPE_CHECKING:
     from typing import Callable

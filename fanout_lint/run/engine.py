@@ -20,10 +20,10 @@ import gc
 import os
 
 from fanout_lint.loaders.candidate import Candidate
-from fanout_lint.run.discover import find_units
+from fanout_lint.policy.settings import Settings
 from fanout_lint.results.records import LoadError, Result
 from fanout_lint.rule import Rule
-from fanout_lint.policy.settings import Settings
+from fanout_lint.run.discover import find_units
 from fanout_lint.run.unit import lint_or_error
 
 

@@ -29,11 +29,11 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.candidate import Candidate
-from fanout_lint.run.discover import walk_templates
-from fanout_lint.loaders.parsing.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
 from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.files.repository import top_level
+from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.parsing.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
+from fanout_lint.run.discover import walk_templates
 
 if TYPE_CHECKING:
     from fanout_lint.run.discover import Exclude
@@ -410,9 +410,9 @@ def _facts_of(path: str, data: bytes, marks, stack_name: str | None, root: str) 
     read from the parts of it that can say so (``loaders.link_data``); nothing when it
     cannot be read, is no template, or is too costly to evaluate (linted alone, it says
     why)."""
-    from fanout_lint.loaders.parsing.budget import Budget
     from fanout_lint.loaders import link_data
     from fanout_lint.loaders.links.stack_links import LINK_WORDS, exports, imports, naming, nested_stacks
+    from fanout_lint.loaders.parsing.budget import Budget
 
     try:
         template = link_data(path, data, LINK_WORDS)

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from typing import Iterator
 
     from fanout_lint.loaders.candidate import Candidate
+    from fanout_lint.policy.settings import Settings
     from fanout_lint.results.records import Result
     from fanout_lint.rule import Rule
-    from fanout_lint.policy.settings import Settings
 
 # Below this many units per worker, starting workers costs more than it saves
 # (a small template lints in about a millisecond; a worker starts in tens of them).

@@ -12,19 +12,19 @@ import gc
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from fanout_lint.run.link_plan import file_key
-from fanout_lint.loaders.parsing.budget import BudgetExceeded
-from fanout_lint.results.cdk_hints import where_in_cdk
-from fanout_lint.loaders.candidate import Candidate
-from fanout_lint.policy.file_ignores import ignored
-from fanout_lint.results.records import Finding, LoadError, Related, Result
 from fanout_lint.loaders import load_candidate
+from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.parsing.budget import BudgetExceeded
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
-from fanout_lint.results.not_modelled import account
-from fanout_lint.policy.suppressions import apply_inline
-from fanout_lint.rule import Rule, Violation
+from fanout_lint.policy.file_ignores import ignored
 from fanout_lint.policy.settings import Settings, enabled_rules, options_for, severity_for
+from fanout_lint.policy.suppressions import apply_inline
+from fanout_lint.results.cdk_hints import where_in_cdk
+from fanout_lint.results.not_modelled import account
+from fanout_lint.results.records import Finding, LoadError, Related, Result
+from fanout_lint.rule import Rule, Violation
+from fanout_lint.run.link_plan import file_key
 
 if TYPE_CHECKING:
     from fanout_lint.run.link_plan import Application

@@ -14,13 +14,13 @@ import os
 
 from lsprotocol import types
 
-from fanout_lint.results.records import Finding, LoadError, Notice, Severity
-from fanout_lint.results.doc_links import rule_url
-from fanout_lint.model.nodes import Loc
+from fanout_lint.cli.standard_input import limit_for
 from fanout_lint.files.regular_files import read_bounded
+from fanout_lint.model.nodes import Loc
+from fanout_lint.results.doc_links import rule_url
+from fanout_lint.results.records import Finding, LoadError, Notice, Severity
 from fanout_lint.server.linting import Outcome
 from fanout_lint.server.positions import span, split_lines
-from fanout_lint.cli.standard_input import limit_for
 
 SOURCE = "fanout-lint"
 _SEVERITY = {

@@ -12,6 +12,7 @@ from pygls.uris import to_fs_path
 
 from fanout_lint import __version__
 from fanout_lint.loaders.parsing.parse_cache import ParseCache, open_cache
+from fanout_lint.results.untrusted import clean
 from fanout_lint.rule import Rule
 from fanout_lint.server import actions
 from fanout_lint.server.diagnostics import publishable
@@ -19,7 +20,6 @@ from fanout_lint.server.linting import Outcome, lint_folder
 from fanout_lint.server.memo import FactsMemo
 from fanout_lint.server.scheduler import Scheduler
 from fanout_lint.server.workspace import Buffer, Workspace
-from fanout_lint.results.untrusted import clean
 
 DEBOUNCE_MS = 300
 TIME_BOX_MS = 30_000

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget, TooLarge
 from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.names import named_resource
+from fanout_lint.loaders.parsing.budget import Budget, TooLarge
 from fanout_lint.model.nodes import Loc
 from fanout_lint.model.values import (
     PARAMETER,

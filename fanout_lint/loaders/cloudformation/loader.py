@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cloudformation.intrinsics import Intrinsics
 from fanout_lint.loaders.cloudformation.template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.cloudformation.view import CfnView
 from fanout_lint.loaders.links.linker import Linker
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Written

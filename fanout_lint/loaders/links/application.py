@@ -28,15 +28,15 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget
-from fanout_lint.results.records import LoadError, Notice
 from fanout_lint.loaders import Parsed, read_template
 from fanout_lint.loaders.build import build_indexed, index
 from fanout_lint.loaders.cloudformation.intrinsics import Bound, ChildStack, Intrinsics
 from fanout_lint.loaders.cloudformation.loader import Stack, open_stack
 from fanout_lint.loaders.links.stack_links import Nested, exports, nested_stacks, stack_pseudo
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import IMPORTS, NESTS, Loc, Unit, UnitLink
+from fanout_lint.results.records import LoadError, Notice
 
 if TYPE_CHECKING:
     from typing import Any

@@ -28,9 +28,9 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.files.confine import lexists, problem
 from fanout_lint.loaders.cloudformation.intrinsics import Intrinsics
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import Map
 
 if TYPE_CHECKING:

@@ -19,10 +19,10 @@ import re
 from array import array
 from sys import intern
 
+from fanout_lint.files.regular_files import TEMPLATE_BYTES, describe_size
 from fanout_lint.loaders.parsing.located import MAX_DEPTH, OFFSET, Map, ParseError, Seq, Text
 from fanout_lint.loaders.parsing.numbers import long_number_error, too_long
 from fanout_lint.model.nodes import Loc
-from fanout_lint.files.regular_files import TEMPLATE_BYTES, describe_size
 
 MAX_ALIAS_EXPANSION = 1_000_000
 MAX_BYTES = TEMPLATE_BYTES  # why this much: regular_files.py

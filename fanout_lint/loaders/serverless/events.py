@@ -44,9 +44,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.serverless import naming
 from fanout_lint.loaders.cloudformation.template import RawResource
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, Seq, loc_of
+from fanout_lint.loaders.serverless import naming
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.record import Record, ValueRecord
 

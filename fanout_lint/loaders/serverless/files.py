@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fanout_lint.files import confine
-from fanout_lint.results.records import LoadError
+from fanout_lint.files.regular_files import read_bounded
+from fanout_lint.files.repository import top_level
 from fanout_lint.loaders.parsing.located import loc_of
 from fanout_lint.loaders.parsing.yaml_source import MAX_BYTES, ParseError, decode, parse_json, parse_yaml
 from fanout_lint.model.record import Record
-from fanout_lint.files.regular_files import read_bounded
-from fanout_lint.files.repository import top_level
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any

@@ -57,25 +57,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget
-from fanout_lint.results.records import LoadError
-from fanout_lint.loaders.cloudformation import sam
-from fanout_lint.loaders.serverless import events as events_module
-from fanout_lint.loaders.serverless import naming
 from fanout_lint.loaders.build import build
+from fanout_lint.loaders.cloudformation import sam
 from fanout_lint.loaders.cloudformation.intrinsics import Intrinsics
+from fanout_lint.loaders.cloudformation.loader import exported_ids, metadata_suppressions
 from fanout_lint.loaders.cloudformation.template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.cloudformation.view import CfnView
-from fanout_lint.loaders.cloudformation.loader import exported_ids, metadata_suppressions
 from fanout_lint.loaders.links.linker import Linker
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, Seq, loc_of, share_entry
+from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
+from fanout_lint.loaders.serverless import events as events_module
+from fanout_lint.loaders.serverless import naming
 from fanout_lint.loaders.serverless.files import include_files
 from fanout_lint.loaders.serverless.variables import Resolution, resolve_variables
-from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.values import default
 from fanout_lint.results.not_modelled import NotModelled, note, of_cloudformation, of_serverless_plugins
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any

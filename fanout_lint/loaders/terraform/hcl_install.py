@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 
-from fanout_lint.results.records import LoadError
 from fanout_lint.results.doc_links import INSTALL_SOURCE
+from fanout_lint.results.records import LoadError
 
 OURS = "python-hcl2"
 # Commands that work today: the package is installed from its repository until it is on PyPI.

@@ -34,6 +34,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from fanout_lint.loaders.parsing.located import Map, Seq
+from fanout_lint.loaders.parsing.yaml_source import parse_json
 from fanout_lint.loaders.terraform.hcl.tree import (
     MAX_DEPTH,
     Attribute,
@@ -55,8 +57,6 @@ from fanout_lint.loaders.terraform.hcl.tree import (
     TupleExpr,
     Unary,
 )
-from fanout_lint.loaders.parsing.located import Map, Seq
-from fanout_lint.loaders.parsing.yaml_source import parse_json
 from fanout_lint.model.nodes import Loc
 
 # Label levels of Terraform's top-level blocks; any other top-level block has none.

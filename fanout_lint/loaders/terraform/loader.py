@@ -14,9 +14,12 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import TooLarge
-from fanout_lint.results.records import LoadError
 from fanout_lint.loaders.build import build
+from fanout_lint.loaders.links.linker import Linker
+from fanout_lint.loaders.parsing.budget import TooLarge
+from fanout_lint.loaders.parsing.parse_cache import ParseCache
+from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
+from fanout_lint.loaders.terraform.files import is_json
 from fanout_lint.loaders.terraform.hcl.expressions import (
     ATOMS,
     EvalError,
@@ -28,8 +31,6 @@ from fanout_lint.loaders.terraform.hcl.expressions import (
     render,
 )
 from fanout_lint.loaders.terraform.hcl.tree import Attribute, Block, Call, Literal, ObjectExpr
-from fanout_lint.loaders.links.linker import Linker
-from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
 from fanout_lint.loaders.terraform.modules import (
     Instance,
     Module,
@@ -46,8 +47,7 @@ from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Uni
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Items
 from fanout_lint.model.values import Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.results.not_modelled import NotModelled, esm_kind
-from fanout_lint.loaders.parsing.parse_cache import ParseCache
-from fanout_lint.loaders.terraform.files import is_json
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any

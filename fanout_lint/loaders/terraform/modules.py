@@ -19,9 +19,13 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 
-from fanout_lint.loaders.parsing.budget import Budget, TooLarge
 from fanout_lint.files.confine import problem
-from fanout_lint.results.records import LoadError
+from fanout_lint.files.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
+from fanout_lint.loaders.parsing.budget import Budget, TooLarge
+from fanout_lint.loaders.parsing.numbers import long_number_error
+from fanout_lint.loaders.parsing.parse_cache import ParseCache
+from fanout_lint.loaders.parsing.yaml_source import ParseError, decode
+from fanout_lint.loaders.terraform.files import config_files, is_config_name, is_json
 from fanout_lint.loaders.terraform.hcl.expressions import (
     EvalError,
     Evaluator,
@@ -34,15 +38,11 @@ from fanout_lint.loaders.terraform.hcl.expressions import (
 from fanout_lint.loaders.terraform.hcl.parser import syntax_fingerprint
 from fanout_lint.loaders.terraform.hcl.tree import Attribute, Block, Call, Expr, HclError, HclFile, ObjectExpr
 from fanout_lint.loaders.terraform.hcl.tree_data import file_from_data, file_to_data
-from fanout_lint.loaders.parsing.numbers import long_number_error
-from fanout_lint.loaders.parsing.yaml_source import ParseError, decode
 from fanout_lint.loaders.terraform.json_syntax import parse_tf_json
 from fanout_lint.loaders.terraform.overrides import merge_overrides
 from fanout_lint.model.record import Record
 from fanout_lint.model.values import VARIABLE, Known, OneOf, Unknown, Value, candidates, choice
-from fanout_lint.loaders.parsing.parse_cache import ParseCache
-from fanout_lint.files.regular_files import HCL_FILE_BYTES, HCL_UNIT_BYTES, FileTooLarge, describe_size, read_bounded
-from fanout_lint.loaders.terraform.files import config_files, is_config_name, is_json
+from fanout_lint.results.records import LoadError
 
 MAX_MODULE_DEPTH = 16
 MAX_FILE_BYTES = HCL_FILE_BYTES  # per file, and HCL_UNIT_BYTES per unit: why in regular_files.py

@@ -18,16 +18,16 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from fanout_lint.loaders.parsing.budget import Budget
-from fanout_lint.results.records import LoadError
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.links.linker import Linker
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import Map, MapSite, loc_of
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, KINDS, Items
 from fanout_lint.model.values import DEFAULT, VARIABLE, Known, Unknown, Value, candidates, choice, with_site
 from fanout_lint.results.not_modelled import NotModelled, esm_kind
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any

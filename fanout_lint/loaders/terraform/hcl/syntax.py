@@ -20,6 +20,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from fanout_lint.loaders.parsing.budget import MAX_REREADS, Budget, BudgetExceeded
+from fanout_lint.loaders.parsing.suppression_comments import MARKER
 from fanout_lint.loaders.terraform.hcl.parser import parser
 from fanout_lint.loaders.terraform.hcl.tree import (
     MAX_DEPTH,
@@ -44,7 +45,6 @@ from fanout_lint.loaders.terraform.hcl.tree import (
     TupleExpr,
     Unary,
 )
-from fanout_lint.loaders.parsing.suppression_comments import MARKER
 
 
 def parse_hcl(text: str, path: str) -> HclFile:
