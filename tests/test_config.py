@@ -164,7 +164,7 @@ def test_cli_reads_the_file_and_exits_2_on_a_bad_one(tmp_path, capsys, monkeypat
     err = capsys.readouterr().err
     assert err.strip() == f"fanout-lint: error: {tmp_path / 'pyproject.toml'}:3: unknown key 'colour' in " \
                           "[tool.fanout-lint] (expected one of: select, ignore, exclude, fail-on, severity, options, " \
-                          "docs-url, extend-select, extend-ignore, per-file-ignores, var-files)"
+                          "docs-url, extend-select, extend-ignore, per-file-ignores, var-files, baseline)"
 
 
 def test_real_rule_options_are_validated_through_the_cli(tmp_path, capsys, monkeypatch):

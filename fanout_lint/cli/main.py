@@ -288,6 +288,16 @@ def _check(args, startup: StartUp) -> int:
     # a named template links with its repository: the git top level, else --repo-root
     settings = dataclasses.replace(settings, repo_root=args.repo_root, repo_root_given=given_root,
                                    link=not args.no_link)
+    # --write-baseline records every finding, so it needs no baseline to read (and may
+    # be what creates the configured one)
+    if not getattr(args, "baseline", None) and not getattr(args, "write_baseline", None) and settings.baseline:
+        from fanout_lint.policy.baseline import config_problem
+
+        refused = config_problem(settings.baseline, args.repo_root, settings.per_file_base)
+        if refused:
+            sys.stderr.write(clean(f"fanout-lint: error: {refused}") + "\n")
+            return EXIT_ERROR
+        args.baseline = settings.baseline  # the configuration's, when the flag is not given
     if settings.var_files:
         from fanout_lint.policy.var_files import problem
 

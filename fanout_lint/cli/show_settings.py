@@ -64,6 +64,8 @@ def render_settings(settings: Settings, rules: tuple[Rule, ...], config_path: st
         lines.append(f"per-file-ignores: {entry.pattern} = {_list(entry.rules)}")
     if settings.var_files:
         lines.append(f"var-files: {_list(settings.var_files)}")
+    if settings.baseline:
+        lines.append(f"baseline: {settings.baseline}")
     lines.append("rules:")
     for row in rule_rows(rules, settings):
         options = " ".join(f"{k}={_plain(v)}" for k, v in row["options"].items())

@@ -2,6 +2,11 @@
 
 The file is JSON, sorted and readable in review: each entry has the fingerprint (the only
 thing matched) and, for people, the rule, file and resource it was recorded from.
+
+``--baseline FILE`` names it on the command line; the configuration's ``baseline`` key
+names it relative to the configuration file. The configuration is the repository's, which
+a pull request may change, so its baseline must lie inside the repository (or the
+configuration file's own directory) and pass no link, as its ``var-files`` must.
 """
 
 from __future__ import annotations
@@ -10,11 +15,20 @@ import json
 import posixpath
 
 from fanout_lint import __version__
+from fanout_lint.files import confine
 from fanout_lint.files.regular_files import BASELINE_BYTES, read_bounded, write_atomic
 from fanout_lint.policy.fingerprint import fingerprint, relative_path
 from fanout_lint.results.records import Finding
 
 FORMAT_VERSION = 1
+
+
+def config_problem(path: str, root: str, config_dir: str) -> str | None:
+    """Why the configuration's ``baseline`` may not be read (one line), or None."""
+    reason = confine.problem(path, root)
+    if reason is not None and confine.problem(path, config_dir) is not None:
+        return f"baseline: {path} is {reason}"
+    return None
 
 
 class BaselineError(Exception):

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 DEDICATED = ".fanout-lint.toml"
 PYPROJECT = "pyproject.toml"
 KEYS = ("select", "ignore", "exclude", "fail-on", "severity", "options", "docs-url",
-        "extend-select", "extend-ignore", "per-file-ignores", "var-files")
+        "extend-select", "extend-ignore", "per-file-ignores", "var-files", "baseline")
 # tomllib keeps, until the next table header, every prefix of every dotted key it has
 # read: a line with d dots costs about d*d/2 tuple slots (10,000 dots take 400 MB). The
 # sum of the squares of the dots per line bounds that cost; real files stay far below.
@@ -68,6 +68,7 @@ class FileConfig(Record):
     extend_ignore: tuple[str, ...] = ()  # rule IDs added to ``ignore``
     per_file_ignores: tuple[FileIgnore, ...] = ()  # globs relative to the file's directory
     var_files: tuple[str, ...] = ()  # as written: relative to the file's directory
+    baseline: str | None = None  # as written: relative to the file's directory
 
 
 def find_config(start: str, near_misses: list[str] | None = None) -> str | None:
@@ -307,6 +308,10 @@ def _parse(table: Any, reader: _Reader, rules: tuple[Rule, ...]) -> FileConfig:
         config = replace(config, per_file_ignores=_per_file_ignores(table["per-file-ignores"], reader, rules))
     if "var-files" in table:
         config = replace(config, var_files=_strings(table["var-files"], "var-files", reader))
+    if "baseline" in table:
+        if not isinstance(table["baseline"], str) or not table["baseline"]:
+            raise reader.error("baseline", "baseline must be a file path (a string)")
+        config = replace(config, baseline=table["baseline"])
     severity: dict[str, Severity] = {}
     for key, value in _table(table.get("severity", {}), "severity", reader).items():
         rule = _rule(key, "severity", reader, rules)
@@ -572,6 +577,7 @@ def settings_from(config: FileConfig, path: str | None, flags: Flags, rules: tup
         per_file_base=base or cwd,
         var_files=tuple(os.path.join(base, v) for v in config.var_files) + flags.var_files,
         config_var_files=len(config.var_files),
+        baseline=os.path.join(base or cwd, config.baseline) if config.baseline else None,
     )
 
 

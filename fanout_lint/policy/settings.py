@@ -59,6 +59,9 @@ class Settings(Record):
     # ``config_var_files`` come from the configuration file
     var_files: tuple[str, ...] = ()
     config_var_files: int = 0
+    # ``baseline``: the configuration file's baseline (joined to its directory), used
+    # when --baseline is not given; read only as files/confine.py allows, as --baseline is
+    baseline: str | None = None
     # What the configuration file lowers (gate.py): Notices said on stderr, in the
     # markdown summary, and in JSON, SARIF and GitHub output
     gate: tuple[Notice, ...] = ()
