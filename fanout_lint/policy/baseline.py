@@ -35,23 +35,49 @@ class BaselineError(Exception):
     """A baseline file that cannot be read; the message names the file."""
 
 
-def render(findings: list[Finding], root: str) -> str:
-    entries = {}
-    for f in findings:
-        key = fingerprint(f, root)
-        entries[key] = {
-            "fingerprint": key,
-            "rule": f.rule,
-            "name": f.name,
-            "file": relative_path(f.loc.file, root),
-            "resource": f.cdk_path or f.resource,
-        }
+def entry(finding: Finding, root: str) -> dict[str, str]:
+    """The baseline's record of ``finding``: its fingerprint, and for people what it was."""
+    return {
+        "fingerprint": fingerprint(finding, root),
+        "rule": finding.rule,
+        "name": finding.name,
+        "file": relative_path(finding.loc.file, root),
+        "resource": finding.cdk_path or finding.resource,
+    }
+
+
+def _text(entries: list[dict]) -> str:
+    def order(e: dict) -> tuple:
+        return tuple(str(e.get(k, "")) for k in ("file", "rule", "resource", "fingerprint"))
+
     document = {
         "version": FORMAT_VERSION,
         "tool": {"name": "fanout-lint", "version": __version__},
-        "findings": sorted(entries.values(), key=lambda e: (e["file"], e["rule"], e["resource"], e["fingerprint"])),
+        "findings": sorted(entries, key=order),
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def render(findings: list[Finding], root: str) -> str:
+    entries = {}
+    for f in findings:
+        record = entry(f, root)
+        entries[record["fingerprint"]] = record
+    return _text(list(entries.values()))
+
+
+def add(path: str, record: dict[str, str], write_file=write_atomic) -> bool:
+    """Add ``record`` (``entry``) to the baseline at ``path``, keeping its other entries as
+    they are; False when the baseline already holds it. A baseline that does not exist yet
+    is created. BaselineError when it cannot be read, OSError when it cannot be written."""
+    try:
+        entries = list(_document(path)["findings"])
+    except FileNotFoundError:
+        entries = []
+    if any(e["fingerprint"] == record["fingerprint"] for e in entries):
+        return False
+    write_file(path, _text(entries + [record]).encode("utf-8"))
+    return True
 
 
 def write(path: str, findings: list[Finding], root: str, write_file=write_atomic) -> None:
@@ -67,7 +93,18 @@ def load_entries(path: str) -> dict[str, str]:
     """The baseline's fingerprints, each with the file it was recorded in ("" when the
     entry does not say)."""
     try:
+        document = _document(path)
+    except FileNotFoundError as exc:
+        raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
+    return {e["fingerprint"]: e["file"] if isinstance(e.get("file"), str) else "" for e in document["findings"]}
+
+
+def _document(path: str) -> dict:
+    """The baseline at ``path``, checked to be one (FileNotFoundError when there is none)."""
+    try:
         raw = read_bounded(path, BASELINE_BYTES)
+    except FileNotFoundError:
+        raise
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
     try:
@@ -81,22 +118,19 @@ def load_entries(path: str) -> dict[str, str]:
         raise BaselineError(f"{path}: baseline is not a fanout-lint baseline: nested too deep") from None
     except ValueError as exc:  # a number of more digits than Python converts, say
         raise BaselineError(f"{path}: baseline is not valid JSON: {_first_line(exc)}") from None
-    return _fingerprints(path, document)
+    _check(path, document)
+    return document
 
 
-def _fingerprints(path: str, document) -> dict[str, str]:
+def _check(path: str, document) -> None:
     if not isinstance(document, dict) or type(document.get("version")) is not int \
             or document["version"] != FORMAT_VERSION or not isinstance(document.get("findings"), list):
         raise BaselineError(f"{path}: not a fanout-lint baseline (version {FORMAT_VERSION}); "
                             "write one with --write-baseline")
-    keys: dict[str, str] = {}
-    for number, entry in enumerate(document["findings"], start=1):
+    for number, record in enumerate(document["findings"], start=1):
         # the entry itself is not quoted: it may be huge, deep, or made to mislead a reader
-        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+        if not isinstance(record, dict) or not isinstance(record.get("fingerprint"), str):
             raise BaselineError(f"{path}: baseline entry {number} of \"findings\" has no fingerprint string")
-        file = entry.get("file")
-        keys[entry["fingerprint"]] = file if isinstance(file, str) else ""
-    return keys
 
 
 def _first_line(exc: Exception) -> str:

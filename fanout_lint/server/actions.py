@@ -1,5 +1,7 @@
 """Code actions: a diagnostic's fix as a quick fix, the file's safe fixes as one "fix
-all" (``source.fixAll.fanout-lint``), and "suppress here" in the format's own syntax."""
+all" (``source.fixAll.fanout-lint``), "suppress here" in the format's own syntax, and "add
+to baseline" where the configuration names a baseline (a command the server carries out:
+the baseline is its file, not an open text)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import re
 from lsprotocol import types
 
 FIX_ALL = "source.fixAll.fanout-lint"
+ADD_TO_BASELINE = "fanout-lint.addToBaseline"
 REASON = "TODO: why this is intended"
 _TF_BLOCK = re.compile(r'[ \t]*(resource|module|data)[ \t]+"')
 
@@ -37,6 +40,18 @@ def quick_fixes(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
         is_preferred=bool(fix["safe"]),
         edit=types.WorkspaceEdit(document_changes=[_edit(c) for c in fix["changes"]]),
     )]
+
+
+def add_to_baseline(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+    """Record the diagnostic's finding in its configured baseline; the server finds the
+    entry and the file by the fingerprint, so the editor names neither."""
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    key, where = data.get("fingerprint"), data.get("baseline")
+    if not isinstance(key, str) or not isinstance(where, str):
+        return []
+    title = f"Add this {data.get('name', 'finding')} finding to the baseline ({where})"
+    return [types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                             command=types.Command(title=title, command=ADD_TO_BASELINE, arguments=[key]))]
 
 
 def fix_all(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:

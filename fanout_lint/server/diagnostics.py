@@ -17,6 +17,7 @@ from lsprotocol import types
 from fanout_lint.cli.standard_input import limit_for
 from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.model.nodes import Loc
+from fanout_lint.policy.baseline import entry
 from fanout_lint.results.doc_links import rule_url
 from fanout_lint.results.records import Finding, LoadError, Notice, Severity
 from fanout_lint.server.linting import Outcome
@@ -97,6 +98,10 @@ def _diagnostic(finding: Finding, outcome: Outcome, texts: Texts, encoding: str)
                   "line": finding.loc.line}
     if finding.fix is not None:
         data["fix"] = _fix(finding, outcome, texts, encoding)
+    key = entry(finding, outcome.root)["fingerprint"] if outcome.baselinable else None
+    if key in outcome.baselinable:
+        data["fingerprint"] = key  # "add to baseline" names the finding by it
+        data["baseline"] = os.path.basename(outcome.baselinable[key][0])
     return types.Diagnostic(
         range=span(texts.lines(path), finding.loc, encoding),
         message=f"{finding.message} [{finding.name}]",

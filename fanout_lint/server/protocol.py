@@ -11,12 +11,14 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from fanout_lint import __version__
+from fanout_lint.files import confine
 from fanout_lint.loaders.parsing.parse_cache import ParseCache, open_cache
+from fanout_lint.policy import baseline
 from fanout_lint.results.untrusted import clean
 from fanout_lint.rule import Rule
 from fanout_lint.server import actions
 from fanout_lint.server.diagnostics import publishable
-from fanout_lint.server.linting import Outcome, lint_folder
+from fanout_lint.server.linting import Outcome, lint_folder, repository_of
 from fanout_lint.server.memo import FactsMemo
 from fanout_lint.server.scheduler import Scheduler
 from fanout_lint.server.workspace import Buffer, Workspace
@@ -38,6 +40,8 @@ class FanoutServer(LanguageServer):
         self.caches: dict[str, ParseCache] = {}
         self.memos: dict[str, FactsMemo] = {}
         self.shown: dict[str, list[types.Diagnostic]] = {}  # uri -> what it shows
+        # fingerprint -> (folder, baseline, entry), from each folder's last lint
+        self.baselinable: dict[str, tuple[str, str, dict[str, str]]] = {}
         self.debounce_ms = DEBOUNCE_MS
         self.time_box_ms = TIME_BOX_MS
         self.shut_down = False  # ``shutdown`` came: ``exit`` ends the process with 0
@@ -56,6 +60,8 @@ class FanoutServer(LanguageServer):
         return lint_folder(folder, buffers, self.rules, cache, memo)
 
     def publish(self, folder: str, outcome: Outcome) -> None:
+        self.baselinable = {k: v for k, v in self.baselinable.items() if v[0] != folder}
+        self.baselinable.update((k, (folder, path, record)) for k, (path, record) in outcome.baselinable.items())
         for problem in outcome.problems:
             self.say(f"fanout-lint: {problem}", types.MessageType.Warning)
         open_paths = [b.path for b in self.state.open_in(folder)]
@@ -198,9 +204,31 @@ def build(rules: tuple[Rule, ...]) -> FanoutServer:
                 found.extend(actions.quick_fixes(diagnostic))
                 if buffer is not None:
                     found.extend(actions.suppress_here(uri, buffer.path, buffer.text, diagnostic))
+                found.extend(actions.add_to_baseline(diagnostic))
         if wants(actions.FIX_ALL):
             found.extend(actions.fix_all(uri, ls.shown.get(uri, [])))
         return found
+
+    @server.command(actions.ADD_TO_BASELINE)
+    def add_to_baseline(ls: FanoutServer, *arguments: object) -> None:
+        key = arguments[0] if arguments and isinstance(arguments[0], str) else None
+        found = ls.baselinable.get(key) if key else None
+        if found is None:
+            ls.say("fanout-lint: that finding is gone or has no configured baseline; nothing added")
+            return
+        folder, path, record = found
+        try:
+            added = baseline.add(path, record, confine.Roots(repository_of(folder)).write)
+        except baseline.BaselineError as exc:
+            ls.say(f"fanout-lint: cannot add to the baseline: {exc}")
+            return
+        except OSError as exc:  # confine.Refused included: outside the repository, or a link
+            ls.say(f"fanout-lint: cannot add to the baseline: {path}: {exc.strerror or exc}")
+            return
+        if added:
+            ls.say(f"fanout-lint: added {record['rule']} on {record['resource']} to {path}", types.MessageType.Info)
+        if ls.scheduler is not None:
+            ls.scheduler.request(folder)  # the finding leaves the editor once the baseline holds it
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: FanoutServer, params: None) -> None:
