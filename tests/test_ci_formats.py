@@ -226,3 +226,14 @@ def test_sarif_locations_are_relative_to_the_root_base_even_outside_it(tmp_path,
     assert {loc["uri"] for loc in locations} == {"infra/stack.yaml", "../shared/outside.yaml"}
     assert all(loc["uriBaseId"] == "%SRCROOT%" for loc in locations)
     assert str(tmp_path) not in json.dumps(document["runs"][0]["results"])  # no local path in any result
+
+
+def test_junit_runs_in_parallel_and_lists_the_same_clean_units(capsys, monkeypatch):
+    # the clean units come with the result (Result.linted), not from graphs kept in one
+    # process: JUnit forces no serial run
+    monkeypatch.chdir(ROOT)
+    serial = _run(capsys, "tests/fixtures/shared-queue", "tests/fixtures/missing-dlq", "--format", "junit", "-j", "1")
+    parallel = _run(capsys, "tests/fixtures/shared-queue", "tests/fixtures/missing-dlq", "--format", "junit", "-j", "2")
+    assert serial[:2] == parallel[:2]
+    clean = [s.get("name") for s in ET.fromstring(parallel[1]) if s[0].get("name") == "no findings"]
+    assert "tests/fixtures/shared-queue/cfn_silent.yaml" in clean and "tests/fixtures/shared-queue/tf_silent" in clean

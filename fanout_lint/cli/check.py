@@ -20,6 +20,7 @@ from fanout_lint.results.records import LoadError, where
 from fanout_lint.results.untrusted import clean
 
 if TYPE_CHECKING:  # the engine is imported only when a check runs
+    from fanout_lint.policy.baseline import Baseline
     from fanout_lint.results.records import Result
     from fanout_lint.rule import Rule
 
@@ -198,9 +199,14 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
     if args.write_baseline:
         sys.stderr.write("fanout-lint: error: --write-baseline cannot be combined with --fix or --diff\n")
         return EXIT_ERROR
-    gating = _gating(args)
-    if gating is None:
+    usable, known = load_baseline(args)
+    if not usable:
         return EXIT_ERROR
+    root = args.repo_root
+
+    def gating(result: Result) -> list:  # a fix touches only what the baseline does not list
+        return known.new(result.findings, root) if known is not None else result.findings
+
     outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff, roots=roots_of(args))
     if args.diff:
         from fanout_lint.fixes import diff
@@ -213,9 +219,7 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
         if code is not None:
             return code
         # the further reports describe the findings as they are, before the diff is applied
-        result = _baselined(outcome.result, args)
-        if result is None:
-            return EXIT_ERROR
+        result = _baselined(outcome.result, args, known)
         code = _write_reports(result, reports_of(args)[1:], args, rules, settings)
         if code is not None:
             return code
@@ -226,26 +230,10 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
         return EXIT_FINDINGS if outcome.changes else EXIT_OK
     result = outcome.result
     result.errors = sorted(result.errors + outcome.errors, key=LoadError.sort_key)
-    code = finish(result, args, rules, settings, colour)
+    code = finish(result, args, rules, settings, colour, (True, known))
     if not args.quiet:
         sys.stderr.write(_fixed_line(outcome, "fixed") + "\n")
     return code
-
-
-def _gating(args):
-    """The findings a fix may touch: those the baseline does not list (None after an error)."""
-    if not args.baseline:
-        return lambda result: result.findings
-    from fanout_lint.policy import baseline
-
-    if _refused_read(args.baseline, args):
-        return None
-    try:
-        known = baseline.load(args.baseline)
-    except baseline.BaselineError as exc:
-        sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
-        return None
-    return lambda result: baseline.split(result.findings, known, args.repo_root)[0]
 
 
 def _fixed_line(outcome, verb: str) -> str:
@@ -288,39 +276,49 @@ def _write_file(path: str, output: str, args) -> int | None:
     return None
 
 
-def _baselined(result: Result, args) -> Result | None:
-    """``result`` with the findings the baseline lists moved aside; None after an error."""
+def load_baseline(args) -> tuple[bool, Baseline | None]:
+    """The run's baseline (``--baseline``, else the configuration's), read once: (usable,
+    the baseline or None when there is none). Not usable after saying why."""
     if not args.baseline:
-        return result
+        return True, None
     from fanout_lint.policy import baseline
 
     if _refused_read(args.baseline, args):
-        return None
+        return False, None
     try:
-        entries = baseline.load_entries(args.baseline)
+        return True, baseline.read(args.baseline)
     except baseline.BaselineError as exc:
         sys.stderr.write(f"fanout-lint: error: {clean(str(exc))}\n")
-        return None
-    result.findings, old = baseline.split(result.findings, frozenset(entries), args.repo_root)
-    result.in_baseline = old
-    result.baselined = len(old)
+        return False, None
+
+
+def _baselined(result: Result, args, known: Baseline | None) -> Result:
+    """``result`` with the findings the baseline lists moved aside, and the stale entries counted."""
+    if known is None:
+        return result
+    from fanout_lint.policy.baseline import stale_notice
+
+    result = known.apply(result, args.repo_root)
     if not args.write_baseline and not getattr(args, "quiet", False):
-        line = baseline.stale_notice(entries, result, args.paths, args.repo_root, args.baseline)
+        line = stale_notice(known.entries, result, args.paths, args.repo_root, known.path)
         if line:
             sys.stderr.write(clean(line) + "\n")
     return result
 
 
-def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
-    """Apply the baseline, write the reports, and return the exit code."""
+def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool,
+           baseline: tuple[bool, Baseline | None] | None = None) -> int:
+    """Apply the baseline (``baseline``: as ``load_baseline`` read it; read here when not
+    given), write the reports, and return the exit code."""
     from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_OK, exit_code
 
     root = args.repo_root
     # said once the run has met every configuration file that governs a part of it
     say_configuration(settings, getattr(args, "quiet", False))
-    result = _baselined(result, args)
-    if result is None:
+    usable, known = baseline if baseline is not None else load_baseline(args)
+    if not usable:
         return EXIT_ERROR
+    result = _baselined(result, args, known)
     if args.write_baseline:
         from fanout_lint.policy import baseline
 
@@ -433,9 +431,10 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
 
         return github.render(result, root)
     if fmt == "junit":
+        from fanout_lint.policy.fail_level import fails
         from fanout_lint.reports import junit
 
-        return junit.render(result, root, settings.fail_on)
+        return junit.render(result, root, lambda finding: fails(finding, settings.fail_on))
     if fmt == "gitlab":
         from fanout_lint.reports import gitlab
 

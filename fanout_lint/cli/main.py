@@ -318,7 +318,7 @@ def _check(args, startup: StartUp) -> int:
         args.paths = [named]
         settings = dataclasses.replace(settings, jobs=1)  # the text is this process's
     try:
-        reports = reports_of(args)
+        reports_of(args)  # a usage error (a bad --report) before anything is linted
     except UsageError as exc:
         sys.stderr.write(clean(f"fanout-lint: error: {exc}") + "\n")
         return EXIT_ERROR
@@ -329,14 +329,12 @@ def _check(args, startup: StartUp) -> int:
     cache = open_cache(os.environ, disabled=args.no_cache,
                        warn=lambda message: sys.stderr.write(clean(f"fanout-lint: warning: {message}") + "\n"))
     settings = dataclasses.replace(settings, cache=cache)
-    keep_graphs = any(r.format == "junit" for r in reports)
     progress = _progress(args)
 
     def lint():
         startup.over()
         try:
-            return lint_paths(args.paths, rules, settings, keep_graphs=keep_graphs, root=args.repo_root,
-                              progress=progress)
+            return lint_paths(args.paths, rules, settings, root=args.repo_root, progress=progress)
         finally:
             if progress is not None:
                 progress.close()

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import posixpath
+from dataclasses import dataclass
 
 from fanout_lint import __version__
 from fanout_lint.files import confine
 from fanout_lint.files.regular_files import BASELINE_BYTES, read_bounded, write_atomic
 from fanout_lint.policy.fingerprint import fingerprint, relative_path
-from fanout_lint.results.records import Finding
+from fanout_lint.results.records import Finding, Result
 
 FORMAT_VERSION = 1
 
@@ -171,3 +172,28 @@ def stale_notice(entries: dict[str, str], result, paths: list[str], root: str, p
     entry = "entry matches" if count == 1 else "entries match"
     return (f"fanout-lint: {count} baseline {entry} no finding any more (fixed, or the resource is gone); "
             f"drop {'it' if count == 1 else 'them'} by rewriting the baseline: --write-baseline {path}")
+
+
+@dataclass(frozen=True, eq=False)
+class Baseline:
+    """A baseline read once for a run: what a fix may touch and what a report shows both
+    come from this one reading."""
+
+    path: str
+    entries: dict[str, str]  # fingerprint -> the file it was recorded in
+
+    def new(self, findings: list[Finding], root: str) -> list[Finding]:
+        """The findings the baseline does not list."""
+        return split(findings, frozenset(self.entries), root)[0]
+
+    def apply(self, result: Result, root: str) -> Result:
+        """``result`` with the findings the baseline lists moved to ``in_baseline``."""
+        result.findings, old = split(result.findings, frozenset(self.entries), root)
+        result.in_baseline = old
+        result.baselined = len(old)
+        return result
+
+
+def read(path: str) -> Baseline:
+    """BaselineError when ``path`` is not a readable baseline."""
+    return Baseline(path, load_entries(path))

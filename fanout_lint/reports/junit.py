@@ -5,12 +5,13 @@ resource, failed when the finding is at or above the fail level (``--fail-on``) 
 passing, with the finding as its ``<system-out>``, when it is below it (it does not fail
 the run, so it fails no test); a file without findings has one passing case, so the
 report counts it; a file that could not be read or parsed is a test case with an
-``<error>``.
+``<error>``. Which findings fail is the policy's decision (``policy/fail_level.py``),
+passed in as ``gates``: the report only renders it.
 
 ElementTree escapes markup; the records' text is already one printable line, and the
 characters XML 1.0 cannot hold at all are replaced as a last guard. Unlike the other
-reports this one also reads the graphs (for the units without findings), so it cleans
-the unit paths it takes from them the way the records clean theirs.
+reports this one also lists the units without findings (``Result.linted``, paths as the
+loaders opened them), so it cleans those paths the way the records clean theirs.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from typing import Callable
 
-from fanout_lint.policy.fail_level import fails
 from fanout_lint.policy.fingerprint import relative_path
-from fanout_lint.results.records import Result, Severity
+from fanout_lint.results.records import Finding, Result
 from fanout_lint.results.untrusted import clean
 
 
-def render(result: Result, root: str = ".", fail_on: Severity | None = Severity.INFO) -> str:
-    """``fail_on``: the run's fail level; findings below it pass (None: every one passes)."""
+def render(result: Result, root: str = ".", gates: Callable[[Finding], bool] = lambda finding: True) -> str:
+    """``gates``: whether a finding fails the run (its test fails); the others pass."""
     by_file: dict[str, list] = defaultdict(list)
     for f in result.findings:
         by_file[relative_path(f.loc.file, root)].append(("finding", f))
@@ -50,7 +51,7 @@ def render(result: Result, root: str = ".", fail_on: Severity | None = Severity.
                     classname=file, file=file, line=str(item.loc.line),
                 )
                 text = f"{file}:{item.loc.line}:{item.loc.column}: {item.rule} [{item.severity.value}] {item.message}"
-                if fails(item, fail_on):
+                if gates(item):
                     n_fail += 1
                     failure = ET.SubElement(case, "failure", message=item.message, type=item.severity.value)
                     failure.text = text
@@ -82,15 +83,14 @@ def _xml_text(text: str) -> str:
 
 
 def _clean_units(result: Result, root: str) -> list[str]:
-    # the engine keeps graphs only on request; without them, clean files are not listed.
     # A Terraform unit is a directory while its findings and errors name its .tf files,
     # so findings are matched by their unit, errors by the directory they lie in.
     # Paths are compared as shown: error files are cleaned records, units are cleaned here.
     with_findings = {relative_path(clean(f.unit), root) for f in result.findings if f.unit}
     failed = {relative_path(e.file, root) for e in result.errors}
     without = []
-    for member in (unit for graph in result.graphs for unit in graph.members):  # an application's units too
-        unit = relative_path(clean(member.path), root)
+    for linted in result.linted:  # an application's units too
+        unit = relative_path(clean(linted), root)
         inside = unit + "/" if unit != "." else ""
         if unit not in with_findings and not any(p == unit or p.startswith(inside) for p in failed):
             without.append(unit)

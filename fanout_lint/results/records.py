@@ -249,6 +249,7 @@ class Result:
     findings: list[Finding] = field(default_factory=list)
     errors: list[LoadError] = field(default_factory=list)
     units: int = 0
+    linted: list[str] = field(default_factory=list)  # the units' paths (a report lists the clean ones)
     graphs: list["Graph"] = field(default_factory=list)
     suppressed: list[Suppressed] = field(default_factory=list)  # hidden by inline suppressions
     notices: list[Notice] = field(default_factory=list)  # about suppressions, what is not modelled; never gate

@@ -74,6 +74,7 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
         result.suppressed.extend(unit.suppressed)
         result.notices.extend(unit.notices)
         result.units += unit.units
+        result.linted.extend(unit.linted)
         result.modelled += unit.modelled
         result.not_modelled += unit.not_modelled
         result.graphs.extend(unit.graphs)

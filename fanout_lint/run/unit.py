@@ -103,8 +103,9 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
                             if not ignored(f.loc.file, f.rule, settings.per_file_ignores, settings.per_file_base)]
         if reported is not None:
             _keep_reported(applied, reported)
-        result.units += len(graph.members) if reported is None else sum(
-            1 for unit in graph.members if file_key(unit.path) in reported)
+        members = [unit.path for unit in graph.members if reported is None or file_key(unit.path) in reported]
+        result.units += len(members)
+        result.linted.extend(members)
         result.findings.extend(applied.kept)
         result.suppressed.extend(applied.suppressed)
         result.notices.extend(applied.notices)
