@@ -1,5 +1,7 @@
 """Code actions: a diagnostic's fix as a quick fix, the file's safe fixes as one "fix
-all" (``source.fixAll.fanout-lint``), and "suppress here" in the format's own syntax."""
+all" (``source.fixAll.fanout-lint``), and "suppress here" in the format's own syntax.
+
+A display-only fix is a suggestion: it is listed, disabled, with no edit to apply."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import re
 from lsprotocol import types
 
 FIX_ALL = "source.fixAll.fanout-lint"
+SAFE, DISPLAY_ONLY = "safe", "display-only"  # a fix's applicability, as the diagnostic's data says it
 REASON = "TODO: why this is intended"
 _TF_BLOCK = re.compile(r'[ \t]*(resource|module|data)[ \t]+"')
 
@@ -24,17 +27,21 @@ def _range(data: dict) -> types.Range:
 
 
 def quick_fixes(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
-    """The fix the diagnostic carries; a safe one is the preferred action, an unsafe one says so."""
+    """The fix the diagnostic carries; a safe one is the preferred action, an unsafe one says
+    so, a display-only one is shown disabled."""
     data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
     fix = data.get("fix")
     if not isinstance(fix, dict):
         return []
-    title = f"Fix {data.get('name', '')}: set {fix['title']}"
-    if not fix["safe"]:
+    title = f"{fix['title']} ({data.get('name', '')})"
+    if fix["applicability"] == DISPLAY_ONLY:
+        return [types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                 disabled=types.CodeActionDisabled(reason="a suggestion: fanout-lint does not apply it"))]
+    if fix["applicability"] != SAFE:
         title += " (unsafe: check the change)"
     return [types.CodeAction(
         title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-        is_preferred=bool(fix["safe"]),
+        is_preferred=fix["applicability"] == SAFE,
         edit=types.WorkspaceEdit(document_changes=[_edit(c) for c in fix["changes"]]),
     )]
 
@@ -46,7 +53,7 @@ def fix_all(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAct
     for diagnostic in diagnostics:
         data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
         fix = data.get("fix")
-        if not isinstance(fix, dict) or not fix["safe"]:
+        if not isinstance(fix, dict) or fix["applicability"] != SAFE:
             continue
         spans = [((e["range"]["start"]["line"], e["range"]["start"]["character"]),
                   (e["range"]["end"]["line"], e["range"]["end"]["character"]))
