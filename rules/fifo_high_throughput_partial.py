@@ -128,7 +128,8 @@ RULE = Rule(
     doc=__doc__,
     fixable=Fixable.ALWAYS,
     options=(
-        Option("normal-throughput", OptionType.SEVERITY, "warning", "the level of a queue that SQS accepts with normal throughput "
+        Option("normal-throughput", OptionType.SEVERITY, "warning",
+               "the level of a queue that SQS accepts with normal throughput "
                "(DeduplicationScope messageGroup with a per-queue limit)", LEVELS),
     ),
 )

@@ -117,7 +117,8 @@ RULE = Rule(
     doc=__doc__,
     fixable=Fixable.ALWAYS,
     options=(
-        Option("dead-letters", OptionType.SEVERITY, "info", "the level of a subscription of a topic only failures reach "
+        Option("dead-letters", OptionType.SEVERITY, "info",
+               "the level of a subscription of a topic only failures reach "
                "(warning reports it as any other)", LEVELS),
     ),
 )

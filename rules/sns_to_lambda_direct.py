@@ -198,7 +198,8 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("notifiers", OptionType.SEVERITY, "info", "the level of a subscription to a topic only notification-only "
+        Option("notifiers", OptionType.SEVERITY, "info",
+               "the level of a subscription to a topic only notification-only "
                "producers publish to (warning reports it as any other)", LEVELS),
     ),
 )

@@ -75,7 +75,8 @@ class Planner:
             return None
         file, lines, change = planned
         edit = Edit(file, *lines.position(change.start), *lines.position(change.end), change.new)
-        return FindingFix(setting(node, fix.field, fix.value), fix.title or title(node, fix), fix.applicability, (edit,))
+        described = setting(node, fix.field, fix.value)
+        return FindingFix(described, fix.title or title(node, fix), fix.applicability, (edit,))
 
     def _lines_of(self, file: str) -> Lines | None:
         lines = self._lines.get(file)

@@ -35,8 +35,9 @@ def quick_fixes(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
         return []
     title = f"{fix['title']} ({data.get('name', '')})"
     if fix["applicability"] == DISPLAY_ONLY:
+        disabled = types.CodeActionDisabled(reason="a suggestion: fanout-lint does not apply it")
         return [types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                                 disabled=types.CodeActionDisabled(reason="a suggestion: fanout-lint does not apply it"))]
+                                 disabled=disabled)]
     if fix["applicability"] != SAFE:
         title += " (unsafe: check the change)"
     return [types.CodeAction(
