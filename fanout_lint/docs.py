@@ -39,13 +39,13 @@ def index(rules: tuple[Rule, ...]) -> str:
         "",
         "Every rule by ID. Run `fanout-lint explain <ID or name>` for the same text in a terminal.",
         "",
-        "| ID | Name | Severity | Summary | Options |",
-        "|---|---|---|---|---|",
+        "| ID | Name | Severity | Fixable | Summary | Options |",
+        "|---|---|---|---|---|---|",
     ]
     for rule in sorted(rules, key=lambda r: r.id):
         options = ", ".join(f"`{o.name}={o.default}`" for o in rule.options)
         lines.append(
-            f"| {rule.id} | [{rule.name}]({page_name(rule)}) | {rule.severity.value} | "
+            f"| {rule.id} | [{rule.name}]({page_name(rule)}) | {rule.severity.value} | {rule.fixable.value} | "
             f"{rule.summary} | {options} |"
         )
     return "\n".join(lines) + "\n"

@@ -82,14 +82,14 @@ from fanout_lint.model.nodes import EventTarget, Function, InvokeConfig, LambdaP
 from fanout_lint.model.permissions import EVENTS, principal_matches
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import resource_type, term, term_of
-from fanout_lint.rule import Option, Rule, Severity, Violation
+from fanout_lint.rule import Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, SCHEDULED, is_disabled, level, runs_on_schedule_only, source_name
 
 SEVERITY = Severity.WARNING
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     if any(graph.function(c.function) is None for c in graph.all(InvokeConfig)):
         return []  # a configuration we cannot place may be any function's
     found = []
@@ -183,7 +183,7 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("schedules", "info", "the level of a function only recurring schedules invoke "
+        Option("schedules", OptionType.SEVERITY, "info", "the level of a function only recurring schedules invoke "
                "(warning reports it as any other function)", LEVELS),
     ),
 )

@@ -46,7 +46,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Queue
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import can_set, how_to_set
-from fanout_lint.rule import Fix, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Rule, Severity, Violation
 
 from .common import is_sqs_source
 
@@ -80,7 +80,7 @@ def check(graph: Graph, options) -> list[Violation]:
                 + (" and return batchItemFailures" if can_set(mapping, "response_types") else "")
             ),
             related=tuple(related),
-            fix=Fix("response_types", [REPORT], safe=False),
+            fix=Fix("response_types", [REPORT], Applicability.UNSAFE),
         ))
     return found
 
@@ -92,4 +92,5 @@ RULE = Rule(
     summary="An SQS event source mapping with batches does not report batch item failures",
     check=check,
     doc=__doc__,
+    fixable=Fixable.ALWAYS,
 )

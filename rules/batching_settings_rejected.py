@@ -66,7 +66,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Queue
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Rule, Severity, Violation
 
 from .common import is_sqs_source, is_standard, named
 
@@ -111,7 +111,7 @@ def _window_needed(mapping: EventSourceMapping, queue) -> list[Violation]:
         ),
         related=((queue, "queue"),) if queue is not None else (),
         # Only on a queue the template proves standard: on a FIFO queue no window is accepted.
-        fix=Fix("batching_window", 1, safe=True) if standard else None,
+        fix=Fix("batching_window", 1, Applicability.SAFE) if standard else None,
     )]
 
 
@@ -140,7 +140,7 @@ def _fifo(mapping: EventSourceMapping, queue: Queue) -> list[Violation]:
             ),
             related=((queue, "queue"),),
             # The function then gets smaller batches than the author asked for: not safe.
-            fix=Fix("batch_size", PLAIN_BATCH_LIMIT, safe=False),
+            fix=Fix("batch_size", PLAIN_BATCH_LIMIT, Applicability.UNSAFE),
         ))
     return found
 
@@ -171,4 +171,5 @@ RULE = Rule(
     summary="An SQS mapping's batching or scaling settings that Lambda refuses",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
 )

@@ -28,7 +28,7 @@ from fanout_lint.model.nodes import (
 from fanout_lint.model.permissions import EVENTS, S3, SNS, allows, principal_matches
 from fanout_lint.model.values import Known, Value, candidates, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Severity
+from fanout_lint.rule import Options, Severity
 
 
 def protocol_is(sub: Subscription, protocol: str) -> bool:
@@ -312,10 +312,10 @@ def add_redrive(queue: Queue) -> str:
 LEVELS = ("info", "warning", "error")
 
 
-def level(rule_severity: Severity, options, name: str) -> Severity | None:
+def level(rule_severity: Severity, options: Options, name: str) -> Severity | None:
     """The level an option gives a shape (``schedules = "info"``), or None when it is the
     rule's own, so that the finding is reported exactly as before."""
-    chosen = Severity.parse(options.get(name, "info"))
+    chosen = options.severity(name)
     return None if chosen == rule_severity else chosen
 
 

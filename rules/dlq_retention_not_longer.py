@@ -58,7 +58,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, single, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, is_standard, level, single_values
 
@@ -66,7 +66,7 @@ MAX_RETENTION = 1_209_600
 SEVERITY = Severity.WARNING
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     found = []
     at_maximum = level(SEVERITY, options, "at-maximum")
     for source in graph.all(Queue):
@@ -85,7 +85,7 @@ def check(graph: Graph, options) -> list[Violation]:
         else:
             advice = f"{how_to_set(dlq, 'message_retention', MAX_RETENTION)} (14 days)"
             if single_values(dlq.message_retention, source.message_retention) is not None:
-                fix = Fix("message_retention", MAX_RETENTION, safe=True)
+                fix = Fix("message_retention", MAX_RETENTION, Applicability.SAFE)
         message = (
             f"Dead-letter queue {dlq.resource} keeps messages "
             f"{describe(dlq.message_retention, 's')} ({term(dlq, 'message_retention')}), not longer "
@@ -118,8 +118,9 @@ RULE = Rule(
     summary="A dead-letter queue does not keep messages longer than its source queue",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
     options=(
-        Option("at-maximum", "info", "the level when both queues keep the maximum of 14 days "
+        Option("at-maximum", OptionType.SEVERITY, "info", "the level when both queues keep the maximum of 14 days "
                "(warning reports it as any other)", LEVELS),
     ),
 )

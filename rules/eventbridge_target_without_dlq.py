@@ -86,14 +86,14 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventTarget, RoleTarget
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Option, Rule, Severity, Violation
+from fanout_lint.rule import Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, SCHEDULED, is_disabled, level, named, runs_on_schedule_only, source_name
 
 SEVERITY = Severity.ERROR
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     found = []
     scheduled = level(SEVERITY, options, "schedules")
     for target in graph.all(EventTarget):
@@ -154,7 +154,7 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("schedules", "info", "the level of a target only a recurring schedule triggers "
+        Option("schedules", OptionType.SEVERITY, "info", "the level of a target only a recurring schedule triggers "
                "(error reports it as any other target)", LEVELS),
     ),
 )

@@ -64,7 +64,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import DEFAULT, Known, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, level
 
@@ -73,7 +73,7 @@ PER_GROUP = "perMessageGroupId"
 GROUP_SCOPE = "messageGroup"
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     lowered = level(SEVERITY, options, "normal-throughput")
     found = []
     for queue in graph.all(Queue):
@@ -94,7 +94,7 @@ def check(graph: Graph, options) -> list[Violation]:
                     f"each message group), or remove {term(queue, 'fifo_throughput_limit')}"
                 ),
                 # Deduplication across message groups stops: the producers' contract changes.
-                fix=Fix("deduplication_scope", GROUP_SCOPE, safe=False),
+                fix=Fix("deduplication_scope", GROUP_SCOPE, Applicability.UNSAFE),
             ))
         elif group_scope is True and per_group is False and verdict(lambda v: v == "perQueue", limit) is True:
             note = f"; reported as {lowered.value} because SQS accepts the queue" if lowered is not None else ""
@@ -109,7 +109,7 @@ def check(graph: Graph, options) -> list[Violation]:
                     f"{term(queue, 'deduplication_scope')}{note}"
                 ),
                 # Only the throughput quota changes: nothing a producer or consumer sees.
-                fix=Fix("fifo_throughput_limit", PER_GROUP, safe=True),
+                fix=Fix("fifo_throughput_limit", PER_GROUP, Applicability.SAFE),
                 severity=lowered,
             ))
     return found
@@ -126,8 +126,10 @@ RULE = Rule(
     summary="A FIFO queue with only half of the high-throughput settings",
     check=check,
     doc=__doc__,
+    fixable=Fixable.ALWAYS,
     options=(
-        Option("normal-throughput", "warning", "the level of a queue that SQS accepts with normal throughput "
+        Option("normal-throughput", OptionType.SEVERITY, "warning",
+               "the level of a queue that SQS accepts with normal throughput "
                "(DeduplicationScope messageGroup with a per-queue limit)", LEVELS),
     ),
 )

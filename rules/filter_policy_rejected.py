@@ -65,7 +65,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import COMBINATIONS_CAP, FilterShape, Subscription
 from fanout_lint.model.values import Known, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Rule, Severity, Violation
 
 from .common import reported
 
@@ -128,7 +128,7 @@ def _nested(sub: Subscription, shape: FilterShape) -> list[Violation]:
             f"{how_to_set(sub, 'filter_scope', BODY)}"
         ),
         # The policy then matches the body instead of the attributes: what reaches the consumer changes.
-        fix=Fix("filter_scope", BODY, safe=False),
+        fix=Fix("filter_scope", BODY, Applicability.UNSAFE),
     )]
 
 
@@ -149,4 +149,5 @@ RULE = Rule(
     summary="An SNS filter policy that SNS refuses (keys, combinations, nesting)",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
 )

@@ -46,7 +46,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
-from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import single_values
 
@@ -55,9 +55,9 @@ DEFAULT_MAX = 5
 LAMBDA_ADVICE = 5
 
 
-def check(graph: Graph, options) -> list[Violation]:
-    low = options.get("min", DEFAULT_MIN)
-    high = options.get("max", DEFAULT_MAX)
+def check(graph: Graph, options: Options) -> list[Violation]:
+    low = options.integer("min")
+    high = options.integer("max")
     found = []
     for queue in graph.all(Queue):
         redrive = graph.redrive_of(queue)
@@ -92,7 +92,7 @@ def check(graph: Graph, options) -> list[Violation]:
                 f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
             ),
             related=tuple(related),
-            fix=Fix("max_receive_count", target, safe=False) if target is not None else None,
+            fix=Fix("max_receive_count", target, Applicability.UNSAFE) if target is not None else None,
         ))
     return found
 
@@ -104,8 +104,9 @@ RULE = Rule(
     summary="A redrive policy's maxReceiveCount is outside the advised range (3 to 5)",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
     options=(
-        Option("min", DEFAULT_MIN, "the lowest maxReceiveCount accepted", lowers="below"),
-        Option("max", DEFAULT_MAX, "the highest maxReceiveCount accepted", lowers="above"),
+        Option("min", OptionType.INT, DEFAULT_MIN, "the lowest maxReceiveCount accepted", lowers="below"),
+        Option("max", OptionType.INT, DEFAULT_MAX, "the highest maxReceiveCount accepted", lowers="above"),
     ),
 )

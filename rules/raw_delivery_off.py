@@ -66,14 +66,14 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Subscription
 from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, dead_letter_path, dead_letter_topic_uses, level, named, protocol_is, reported
 
 SEVERITY = Severity.WARNING
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     found = []
     dead_letters = level(SEVERITY, options, "dead-letters")
     for sub in graph.all(Subscription):
@@ -102,7 +102,7 @@ def check(graph: Graph, options) -> list[Violation]:
             field="raw_message_delivery",
             message=message,
             related=related,
-            fix=Fix("raw_message_delivery", True, safe=False),
+            fix=Fix("raw_message_delivery", True, Applicability.UNSAFE),
             severity=dead_letters if uses else None,
         ))
     return found
@@ -115,8 +115,10 @@ RULE = Rule(
     summary="SNS to SQS subscription without raw message delivery",
     check=check,
     doc=__doc__,
+    fixable=Fixable.ALWAYS,
     options=(
-        Option("dead-letters", "info", "the level of a subscription of a topic only failures reach "
+        Option("dead-letters", OptionType.SEVERITY, "info",
+               "the level of a subscription of a topic only failures reach "
                "(warning reports it as any other)", LEVELS),
     ),
 )

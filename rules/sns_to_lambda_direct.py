@@ -92,14 +92,14 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, Function, InvokeConfig, Mention, Subscription, Topic
 from fanout_lint.model.values import Known, verdict
 from fanout_lint.model.vocabulary import resource_type, term
-from fanout_lint.rule import Option, Rule, Severity, Violation
+from fanout_lint.rule import Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import LEVELS, level, named, protocol_is, reported
 
 SEVERITY = Severity.WARNING
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
     found = []
     notifiers = level(SEVERITY, options, "notifiers")
     published = _published_by_others(graph) if notifiers is not None else None
@@ -198,7 +198,8 @@ RULE = Rule(
     check=check,
     doc=__doc__,
     options=(
-        Option("notifiers", "info", "the level of a subscription to a topic only notification-only "
+        Option("notifiers", OptionType.SEVERITY, "info",
+               "the level of a subscription to a topic only notification-only "
                "producers publish to (warning reports it as any other)", LEVELS),
     ),
 )

@@ -45,7 +45,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import candidates, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Rule, Severity, Violation
 
 from .common import recommended_timeout
 
@@ -82,7 +82,7 @@ def check(graph: Graph, options) -> list[Violation]:
                 f"of {function.resource}: messages reappear while the function still works on them; {advice}"
             ),
             related=tuple(related),
-            fix=Fix("visibility_timeout", recommended, safe=True) if recommended is not None else None,
+            fix=Fix("visibility_timeout", recommended, Applicability.SAFE) if recommended is not None else None,
         ))
     return found
 
@@ -94,4 +94,5 @@ RULE = Rule(
     summary="A queue's visibility timeout is below its consuming function's timeout",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
 )

@@ -49,15 +49,15 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Queue
 from fanout_lint.model.values import candidates, describe, verdict
 from fanout_lint.model.vocabulary import how_to_set, term
-from fanout_lint.rule import Fix, Option, Rule, Severity, Violation
+from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
 from .common import recommended_timeout
 
 DEFAULT_FACTOR = 6
 
 
-def check(graph: Graph, options) -> list[Violation]:
-    factor = options.get("factor", DEFAULT_FACTOR)
+def check(graph: Graph, options: Options) -> list[Violation]:
+    factor = options.integer("factor")
     found = []
     for queue in graph.all(Queue):
         short = []
@@ -94,7 +94,7 @@ def check(graph: Graph, options) -> list[Violation]:
                 f"{mapping.resource}; {how_to_set(queue, 'visibility_timeout', recommended or needed)}"
             ),
             related=tuple(related),
-            fix=Fix("visibility_timeout", recommended, safe=True) if recommended is not None else None,
+            fix=Fix("visibility_timeout", recommended, Applicability.SAFE) if recommended is not None else None,
         ))
     return found
 
@@ -106,8 +106,9 @@ RULE = Rule(
     summary="Visibility timeout below 6 x the consumer's timeout plus its batching window",
     check=check,
     doc=__doc__,
+    fixable=Fixable.SOMETIMES,
     options=(
-        Option("factor", DEFAULT_FACTOR,
+        Option("factor", OptionType.INT, DEFAULT_FACTOR,
                "the visibility timeout must be at least factor x function timeout + batching window",
                lowers="below"),
     ),

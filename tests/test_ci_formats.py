@@ -67,7 +67,7 @@ def test_sarif_fixes_validate_and_carry_the_edits_of_the_json_output(tmp_path, c
     assert {f["fix"]["applicability"] for _, f in fixed} == {"safe", "unsafe"}
     for result, finding in fixed:
         (fix,) = result["fixes"]
-        assert fix["description"]["text"] == "set " + finding["fix"]["description"]
+        assert fix["description"]["text"] == finding["fix"]["title"]
         assert fix["properties"]["applicability"] == finding["fix"]["applicability"]
         (change,) = fix["artifactChanges"]
         assert change["artifactLocation"] == result["locations"][0]["physicalLocation"]["artifactLocation"]

@@ -9,7 +9,7 @@ import pytest
 from fanout_lint.cli.main import main
 from fanout_lint.policy.config import ConfigError, Flags, find_config, load_config, resolve
 from fanout_lint.results.records import Severity
-from fanout_lint.rule import Option, Rule
+from fanout_lint.rule import Option, OptionType, Rule
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "shared-queue", "cfn_fires.yaml")
 
@@ -22,8 +22,11 @@ def _rule(rule_id: str, name: str, options=()) -> Rule:
 RULES = (
     _rule("FL101", "missing-dlq"),
     _rule("FL201", "shared-queue"),
-    _rule("FL901", "tuned", (Option("factor", 6, "an int"), Option("strict", False, "a bool"),
-                             Option("ratio", 1.5, "a float"), Option("names", (), "a list"))),
+    _rule("FL901", "tuned", (Option("factor", OptionType.INT, 6, "an int"),
+                             Option("strict", OptionType.BOOL, False, "a bool"),
+                             Option("ratio", OptionType.FLOAT, 1.5, "a float"),
+                             Option("mode", OptionType.TEXT, "fast", "a choice", ("fast", "slow")),
+                             Option("level", OptionType.SEVERITY, "info", "a level"))),
 )
 
 
@@ -71,7 +74,8 @@ shared-queue = "info"
 factor = 4
 strict = true
 ratio = 2
-names = ["a", "b"]
+mode = "slow"
+level = "warning"
 """)
     config = load_config(path, RULES)
     assert config.select == ("FL101", "FL201", "FL901")
@@ -79,16 +83,20 @@ names = ["a", "b"]
     assert config.exclude == ("cdk.out/*", "*.generated.yaml")
     assert config.fail_on == "error"
     assert config.severity == {"FL201": Severity.INFO}
-    assert config.options == {"FL901": {"factor": 4, "strict": True, "ratio": 2.0, "names": ("a", "b")}}
+    assert config.options == {"FL901": {"factor": 4, "strict": True, "ratio": 2.0, "mode": "slow", "level": "warning"}}
 
 
 @pytest.mark.parametrize("text, expected", [
     ('fail_on = "error"\n', ":1: unknown key 'fail_on'"),
     ('\n\nignore = ["shared-queues"]\n', ":3: unknown rule 'shared-queues' in 'ignore'"),
     ('[severity]\nshared-queue = "fatal"\n', ":2: 'shared-queue': unknown severity 'fatal'"),
-    ('[options.tuned]\nfactr = 4\n', ":2: rule tuned (FL901) has no option 'factr' (options: factor, strict, ratio, names)"),
+    ('[options.tuned]\nfactr = 4\n', ":2: rule tuned (FL901) has no option 'factr' (options: factor, strict, ratio, mode, level)"),
     ('[options.tuned]\nfactor = "4"\n', ":2: option 'factor' of rule tuned must be an integer"),
     ('[options.tuned]\nstrict = 1\n', ":2: option 'strict' of rule tuned must be a boolean"),
+    ('[options.tuned]\nratio = "2"\n', ":2: option 'ratio' of rule tuned must be a number like its default 1.5"),
+    ('[options.tuned]\nmode = "quick"\n', ":2: option 'mode' of rule tuned must be one of fast, slow, not 'quick'"),
+    ('[options.tuned]\nlevel = "fatal"\n', ":2: option 'level' of rule tuned must be one of info, warning, error"),
+    ('[options.tuned]\nlevel = 1\n', ":2: option 'level' of rule tuned must be a severity"),
     ('[options.shared-queue]\nanything = 1\n', "has no option 'anything' (options: none)"),
     ('[options.nope]\nx = 1\n', ":1: unknown rule 'nope' in 'options'"),
     ('select = "missing-dlq"\nexclude = [1]\n', ":2: 'exclude' must be a list of strings"),

@@ -36,9 +36,9 @@ def test_the_batching_window_fix_is_safe_and_only_on_a_standard_queue():
     path = os.path.join(FIXTURES, "batching-settings-rejected", "cfn_fires.yaml")
     fixes = {(f.resource, f.loc.line): f.fix for f in _findings(path, "FL206")}
     window = fixes[("OrdersMapping", 27)]
-    assert window is not None and window.safe and window.description == "MaximumBatchingWindowInSeconds: 1"
+    assert window is not None and window.applicability.value == "safe" and window.description == "MaximumBatchingWindowInSeconds: 1"
     fifo_batch = fixes[("PaymentsMapping", 50)]
-    assert fifo_batch is not None and not fifo_batch.safe and fifo_batch.description == "BatchSize: 10"
+    assert fifo_batch is not None and fifo_batch.applicability.value == "unsafe" and fifo_batch.description == "BatchSize: 10"
     assert fixes[("PaymentsMapping", 52)] is None  # a FIFO window is removed, not set
     assert fixes[("ProvisionedMapping", 61)] is None
 

@@ -97,7 +97,7 @@ def _files(root: str) -> dict[str, bytes]:
 
 def _lint(path: str):
     """(graphs, findings, fixes) of ``path``, read as the command line reads it; fixes are
-    (rule, node id, field, value, safe) for every violation whose fix can be planned."""
+    (rule, node id, field, value, applicability) for every violation whose fix can be planned."""
     candidates, missing = discover([path], ())
     assert not missing
     graphs, findings, fixes = [], [], []
@@ -107,10 +107,10 @@ def _lint(path: str):
         for graph in loaded:
             planner = Planner(graph)
             for rule in ALL_RULES:
-                for violation in rule.check(graph, rule.option_defaults()):
+                for violation in rule.check(graph, rule.options_of({})):
                     if violation.fix is not None and planner.plan(violation.at, violation.fix) is not None:
                         fix = violation.fix
-                        fixes.append((rule.id, violation.at.id, fix.field, fix.value, fix.safe))
+                        fixes.append((rule.id, violation.at.id, fix.field, fix.value, fix.applicability))
             findings.extend(check_graph(graph, ALL_RULES, Settings())[0])
             graphs.append(graph)
     return graphs, findings, fixes
@@ -158,7 +158,7 @@ def test_fix_case(case, tmp_path, monkeypatch, capsys):
     target, result = case.lay_out(str(tmp_path))
     before_files = _files(result)
     graphs, before, fixes = _lint(target)
-    applied = [f for f in fixes if f[4] or case.unsafe]
+    applied = [f for f in fixes if f[4].applies(case.unsafe)]
 
     code = main(["check", target, "--fix", *case.flags])
     out, err = capsys.readouterr()

@@ -252,7 +252,7 @@ def test_json_output_documents_each_fix(stack, capsys):
     _, out, _ = run(capsys, "stack.yaml", "--format", "json")
     fixes = {f["rule"]: f["fix"] for f in json.loads(out)["findings"]}
     assert fixes["FL202"] == {
-        "description": "VisibilityTimeout: 360", "applicability": "safe",
+        "description": "VisibilityTimeout: 360", "title": "Set VisibilityTimeout to 360", "applicability": "safe",
         "edits": [{"file": "stack.yaml", "line": 5, "column": 26, "end_line": 5, "end_column": 28,
                    "content": "360"}],
     }
@@ -263,8 +263,10 @@ def test_json_output_documents_each_fix(stack, capsys):
 def _finding(edits):
     from fanout_lint.results.records import Finding, FindingFix, Severity
     from fanout_lint.model.nodes import Loc
+    from fanout_lint.rule import Applicability
 
-    return Finding("FL202", "x", Severity.ERROR, "m", "Q", Loc("f", 1, 1), fix=FindingFix("d", True, tuple(edits)))
+    fix = FindingFix("d", "Set d", Applicability.SAFE, tuple(edits))
+    return Finding("FL202", "x", Severity.ERROR, "m", "Q", Loc("f", 1, 1), fix=fix)
 
 
 @settings(max_examples=300, deadline=None)
@@ -415,11 +417,11 @@ def test_no_fix_writes_a_value_past_the_aws_maximum(tmp_path, value, planned):
     from fanout_lint.fixes import Planner
     from fanout_lint.loaders import load_candidate
     from fanout_lint.model.nodes import Queue
-    from fanout_lint.rule import Fix
+    from fanout_lint.rule import Applicability, Fix
 
     path = tmp_path / "stack.yaml"
     path.write_text(TEMPLATE, encoding="utf-8")
     (candidate,), _ = discover([str(path)], ())
     (graph,), _ = load_candidate(candidate)
     queue = next(q for q in graph.all(Queue) if q.id == "Queue")
-    assert (Planner(graph).plan(queue, Fix("visibility_timeout", value, True)) is not None) is planned
+    assert (Planner(graph).plan(queue, Fix("visibility_timeout", value, Applicability.SAFE)) is not None) is planned

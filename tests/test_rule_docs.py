@@ -40,5 +40,6 @@ def test_each_page_is_the_explain_text_and_the_index_links_every_page():
         for url in rule.references:
             assert url in page
         for option in rule.options:
-            assert f"`{option.name}` (default `{option.default}`)" in page
+            assert f"`{option.name}` ({option.type.value}, default `{option.default}`" in page
+        assert f"Fixable: {rule.fixable.value}" in page
         assert f"[{rule.name}]({page_name(rule)})" in generated[INDEX]

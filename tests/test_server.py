@@ -161,7 +161,8 @@ def test_the_quick_fix_applied_to_the_buffer_clears_the_finding(client, app):
     client.open(app / "producer.yaml")
     finding = [d for d in client.diagnostics(app / "producer.yaml", _has("FL202")) if d["code"] == "FL202"]
     actions = _actions(client, app / "producer.yaml", finding)
-    fix = next(a for a in actions if a["title"].startswith("Fix "))
+    fix = next(a for a in actions if a["title"].startswith("Set "))
+    assert fix["title"] == "Set VisibilityTimeout to 1800 (visibility-timeout-below-function-timeout)"
     assert fix["kind"] == "quickfix" and fix["isPreferred"] is True
     assert fix["edit"]["documentChanges"][0]["textDocument"]["version"] == 1
     fixed = apply(PRODUCER, _edits(fix, app / "producer.yaml"))

@@ -46,15 +46,15 @@ def test_json_templates_get_no_suppression_action():
     assert suppress_here("file:///t.json", "/t.json", '{"Resources": {}}', _diagnostic(1, "Q")) == []
 
 
-def _fix(line: int, safe: bool = True) -> dict:
+def _fix(line: int, applicability: str = "safe") -> dict:
     where = {"line": line, "character": 0}
-    return {"title": f"X: {line}", "safe": safe, "changes": [{"uri": "file:///t.yaml", "version": 4, "edits": [
+    return {"title": f"Set X to {line}", "applicability": applicability, "changes": [{"uri": "file:///t.yaml", "version": 4, "edits": [
         {"range": {"start": where, "end": {"line": line, "character": 1}}, "newText": "Z"}]}]}
 
 
 def test_fix_all_takes_safe_fixes_once_and_leaves_unsafe_ones_to_their_quick_fix():
     diagnostics = [_diagnostic(1, "A", _fix(0)), _diagnostic(1, "B", _fix(0)), _diagnostic(2, "C", _fix(1)),
-                   _diagnostic(3, "D", _fix(2, safe=False))]
+                   _diagnostic(3, "D", _fix(2, "unsafe"))]
     [action] = fix_all("file:///t.yaml", diagnostics)
     assert action.kind == FIX_ALL
     [change] = action.edit.document_changes

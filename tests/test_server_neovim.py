@@ -44,7 +44,7 @@ def test_neovim_shows_cross_stack_diagnostics_follows_unsaved_changes_and_applie
     assert seen["producer_codes"] == ["FL202"]
     assert seen["cleared"] is True  # an unsaved change to the producer cleared both
     assert seen["back"] is True
-    assert "Fix visibility-timeout-below-function-timeout: set VisibilityTimeout: 1800" in seen["titles"]
+    assert "Set VisibilityTimeout to 1800 (visibility-timeout-below-function-timeout)" in seen["titles"]
     assert seen["fixed_line"] == "      VisibilityTimeout: 1800"  # the quick fix, applied by Neovim
     assert seen["fixed"] is True
     assert seen["stopped"] is True  # shutdown and exit

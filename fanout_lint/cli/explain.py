@@ -14,6 +14,8 @@ def render(rule: Rule) -> str:
         "",
         f"Default severity: {rule.severity.value}",
         "",
+        f"Fixable: {rule.fixable.value}",
+        "",
         rule.summary + ".",
         "",
         _dedent(rule.doc),
@@ -22,6 +24,8 @@ def render(rule: Rule) -> str:
     if rule.options:
         lines += ["## Options", ""]
         for option in rule.options:
-            lines.append(f"- `{option.name}` (default `{option.default}`): {option.description}")
+            accepted = f"; one of {', '.join(option.accepted)}" if option.accepted else ""
+            lines.append(f"- `{option.name}` ({option.type.value}, default `{option.default}`{accepted}): "
+                         f"{option.description}")
         lines.append("")
     return "\n".join(lines)

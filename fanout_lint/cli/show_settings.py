@@ -20,7 +20,8 @@ def rule_rows(rules: tuple[Rule, ...], settings: Settings) -> list[dict]:
     for rule in rules:
         row = {"id": rule.id, "name": rule.name, "severity": severity_for(rule, settings).value,
                "default_severity": rule.severity.value, "enabled": rule.id in on,
-               "options": options_for(rule, settings), "summary": rule.summary}
+               "options": options_for(rule, settings), "summary": rule.summary,
+               "option_types": {o.name: o.type.value for o in rule.options}, "fixable": rule.fixable.value}
         former = rule_names(rule)[1:]
         if former:
             row["former_names"] = list(former)

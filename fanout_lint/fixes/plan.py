@@ -30,7 +30,7 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Body, Node
 from fanout_lint.model.schema import field_of, kind_of
 from fanout_lint.model.values import DEFAULT, LITERAL, Known, Value
-from fanout_lint.model.vocabulary import _path, setting
+from fanout_lint.model.vocabulary import _path, literal, setting
 from fanout_lint.results.records import Edit, FindingFix
 from fanout_lint.rule import Fix
 
@@ -75,7 +75,8 @@ class Planner:
             return None
         file, lines, change = planned
         edit = Edit(file, *lines.position(change.start), *lines.position(change.end), change.new)
-        return FindingFix(setting(node, fix.field, fix.value), fix.safe, (edit,))
+        described = setting(node, fix.field, fix.value)
+        return FindingFix(described, fix.title or title(node, fix), fix.applicability, (edit,))
 
     def _lines_of(self, file: str) -> Lines | None:
         lines = self._lines.get(file)
@@ -113,6 +114,14 @@ class Planner:
         owner = node.loc.line if node.loc.file == where.file and node.loc.line <= lines.count else where.line
         change = insertion(lines, where, body.syntax, new, owner)
         return (where.file, lines, change) if change is not None else None
+
+
+def title(node: Node, fix: Fix) -> str:
+    """The fix as an imperative in the unit's vocabulary: ``Set VisibilityTimeout to 360``,
+    ``Set maxReceiveCount to 5 in RedrivePolicy``."""
+    document, _, key = _path(node, fix.field).rpartition("/")
+    written = f"Set {key} to {literal(node.written.format, fix.value)}"
+    return f"{written} in {document}" if document else written
 
 
 def _setting(node: Node, name: str) -> tuple[Value, Body | None] | None:

@@ -72,7 +72,9 @@ def run(lint: Callable[[], "Result"], gating: Callable[["Result"], list[Finding]
             break
         outcome.result = lint()
     if not unsafe:
-        outcome.unsafe = sum(1 for f in gating(outcome.result) if f.fix is not None and not applicable(f, False))
+        # a display-only fix is no more applied with --unsafe-fixes than without
+        outcome.unsafe = sum(1 for f in gating(outcome.result)
+                             if f.fix is not None and not applicable(f, False) and applicable(f, True))
     return outcome
 
 

@@ -18,7 +18,7 @@ from fanout_lint.results.records import Edit, Finding
 
 def applicable(finding: Finding, unsafe: bool) -> bool:
     """``--fix`` applies the finding's fix (unsafe ones only with ``--unsafe-fixes``)."""
-    return finding.fix is not None and (finding.fix.safe or unsafe)
+    return finding.fix is not None and finding.fix.applies(unsafe)
 
 
 @dataclass(eq=False, repr=False)

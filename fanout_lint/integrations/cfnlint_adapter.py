@@ -27,7 +27,7 @@ from fanout_lint.loaders.parsing.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
 from fanout_lint.policy.settings import Settings, find_rule, suggestion
 from fanout_lint.results.records import Finding, Notice
-from fanout_lint.rule import Option, Rule
+from fanout_lint.rule import Option, OptionType, Rule
 from fanout_lint.rules import ALL_RULES
 
 if TYPE_CHECKING:
@@ -41,9 +41,6 @@ _CACHE_ATTRIBUTE = "_fanout_lint_run"
 _OPTIONS_ATTRIBUTE = "_fanout_lint_options"
 # cfn-lint's own rule for what FL202 checks, on the mappings it can read
 CFN_LINT_TWIN = {"FL202": "E3505"}
-# cfn-lint's option types, by the type of our option's default
-_CFN_TYPES = ((bool, "boolean"), (int, "integer"), (str, "string"), (float, "string"),
-              (list, "list"), (tuple, "list"), (frozenset, "list"), (set, "list"))
 
 
 def cfnlint_id(rule: Rule) -> str:
@@ -73,7 +70,7 @@ class FanoutLintRule(CloudFormationLintRule):
         self.source_url = references[0] if references else ""
         self.tags = ["fanout-lint", self.rule.name]
         # cfn-lint lists the options with `--list-rules` and sets defaults from these
-        self.config_definition = {o.name: {"default": _cfn_default(o.default), "type": _cfn_type(o.default),
+        self.config_definition = {o.name: {"default": o.default, "type": _cfn_type(o),
                                            "itemtype": "string"} for o in self.rule.options}
         self.options: dict[str, Any] = {}
         self.option_problems: list[str] = []
@@ -147,55 +144,41 @@ def read_options(rule: Rule, cfn_id: str, configs: Any) -> tuple[dict[str, Any],
         try:
             options[option.name] = _converted(option, value)
         except ValueError:
-            wanted = f"one of {', '.join(option.choices)}" if option.choices else _wanted(option.default)
-            problems.append(f"option {option.name!r} of {cfn_id} must be {wanted} like its "
+            problems.append(f"option {option.name!r} of {cfn_id} must be {_wanted(option)} like its "
                             f"default {option.default!r}, not {value!r}; the default was used")
     return options, problems
 
 
 def _converted(option: Option, value: Any) -> Any:
     """``value`` (a string from ``-x``, or typed from ``.cfnlintrc``) as the option's type."""
-    default = option.default
-    if isinstance(default, bool):
+    kind = option.type
+    if kind is OptionType.BOOL:
         if isinstance(value, bool):
             return value
         if str(value).strip().lower() in ("true", "false"):
             return str(value).strip().lower() == "true"
         raise ValueError(value)
-    if isinstance(default, int):
-        if isinstance(value, bool):
-            raise ValueError(value)
+    if isinstance(value, bool):
+        raise ValueError(value)
+    if kind is OptionType.INT:
         return int(str(value).strip()) if not isinstance(value, int) else value
-    if isinstance(default, float):
-        if isinstance(value, bool):
-            raise ValueError(value)
+    if kind is OptionType.FLOAT:
         return float(value)
-    if isinstance(default, (list, tuple, frozenset, set)):
-        items = value if isinstance(value, list) else [v for v in str(value).split(",") if v]
-        return type(default)(str(item).strip() for item in items)
-    if isinstance(default, str):
-        if option.choices and str(value) not in option.choices:
-            raise ValueError(value)
-        return str(value)
-    raise ValueError(value)
+    if option.accepted and str(value) not in option.accepted:
+        raise ValueError(value)
+    return str(value)
 
 
-def _wanted(default: Any) -> str:
-    for kind, word in ((bool, "true or false"), (int, "an integer"), (float, "a number"), (str, "a string")):
-        if isinstance(default, kind):
-            return word
-    return "a list"
+def _wanted(option: Option) -> str:
+    if option.accepted:
+        return f"one of {', '.join(option.accepted)}"
+    return {OptionType.BOOL: "true or false", OptionType.INT: "an integer", OptionType.FLOAT: "a number"}.get(
+        option.type, "a string")
 
 
-def _cfn_type(default: Any) -> str:
-    for kind, name in _CFN_TYPES:
-        if isinstance(default, kind):
-            return name
-    return "string"
-
-
-def _cfn_default(default: Any) -> Any:
-    return list(default) if isinstance(default, (tuple, frozenset, set)) else default
+def _cfn_type(option: Option) -> str:
+    """cfn-lint's name for the type (it has none for a number with a fraction)."""
+    return {OptionType.BOOL: "boolean", OptionType.INT: "integer"}.get(option.type, "string")
 
 
 def cfn_lint_runs(rule_id: str) -> bool:

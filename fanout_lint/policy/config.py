@@ -32,7 +32,7 @@ from fanout_lint.policy.settings import (
     suggestion,
 )
 from fanout_lint.results.records import Severity
-from fanout_lint.rule import Option, Rule
+from fanout_lint.rule import Option, Rule, value_kind
 
 if TYPE_CHECKING:
     from typing import Any
@@ -457,41 +457,15 @@ def _options(rule: Rule, values: dict, reader: _Reader) -> dict[str, Any]:
 
 
 def _option_value(option: Option, value: Any, rule: Rule, reader: _Reader) -> Any:
-    """``value`` checked against the type of the option's default."""
-    default = option.default
-    if isinstance(default, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(default, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(default, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif isinstance(default, str):
-        ok = isinstance(value, str)
-    elif isinstance(default, (list, tuple, frozenset, set)):
-        ok = isinstance(value, list)
-        value = type(default)(value) if ok else value
-    elif isinstance(default, dict):
-        ok = isinstance(value, dict)
-    else:
-        ok = True
-    if ok and option.choices and value not in option.choices:
-        raise reader.error(option.name, (
-            f"option {option.name!r} of rule {rule.name} must be one of {', '.join(option.choices)}, not {value!r}"
-        ))
-    if not ok:
-        raise reader.error(option.name, (
-            f"option {option.name!r} of rule {rule.name} must be {_kind(default)} "
-            f"like its default {default!r}, not {_kind(value)}"
-        ))
-    return value
+    """``value`` checked against the option's declared type (``Option.parse``)."""
+    try:
+        return option.parse(value)
+    except ValueError as exc:
+        raise reader.error(option.name, f"option {option.name!r} of rule {rule.name} {exc}") from None
 
 
 def _kind(value: Any) -> str:
-    return {
-        bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-        list: "a list", tuple: "a list", dict: "a table", frozenset: "a list", set: "a list",
-    }.get(type(value), type(value).__name__)
+    return value_kind(value)
 
 
 @dataclass(eq=False, repr=False)

@@ -142,7 +142,8 @@ def _result(f: Finding, index: dict[str, int], root: str) -> dict:
 
 def _fix(fix: FindingFix, root: str) -> dict:
     """The finding's fix as SARIF ``fix``: per file, the regions replaced and the text put
-    there (an empty region inserts). Safe or unsafe is a property: SARIF has no word for it."""
+    there (an empty region inserts). Safe, unsafe or display-only is a property: SARIF has no
+    word for it."""
     changes: dict[str, list[dict]] = {}
     for edit in fix.edits:
         changes.setdefault(edit.file, []).append({
@@ -151,11 +152,11 @@ def _fix(fix: FindingFix, root: str) -> dict:
             "insertedContent": {"text": edit.text},
         })
     return {
-        "description": {"text": f"set {fix.description}"},
+        "description": {"text": fix.title},
         # the file as the result's location shows it (edits keep the raw name --fix opens)
         "artifactChanges": [{"artifactLocation": _artifact(clean(file), root), "replacements": replacements}
                             for file, replacements in changes.items()],
-        "properties": {"applicability": "safe" if fix.safe else "unsafe"},
+        "properties": {"applicability": fix.applicability.value},
     }
 
 

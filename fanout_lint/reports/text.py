@@ -41,7 +41,7 @@ def render(result: Result, colour: bool = False, unsafe_fixes: bool = False, qui
 
 def _fixable(finding, unsafe_fixes: bool) -> bool:
     """``--fix`` would apply the finding's fix (as ruff marks it: ``[*]``)."""
-    return finding.fix is not None and (finding.fix.safe or unsafe_fixes)
+    return finding.fix is not None and finding.fix.applies(unsafe_fixes)
 
 
 def summary(result: Result, unsafe_fixes: bool = False) -> str:
@@ -61,7 +61,7 @@ def summary(result: Result, unsafe_fixes: bool = False) -> str:
     if result.baselined:
         parts.append(f"{result.baselined} in baseline")
     fixable = sum(1 for f in result.findings if _fixable(f, unsafe_fixes))
-    more = sum(1 for f in result.findings if f.fix is not None) - fixable
+    more = sum(1 for f in result.findings if f.fix is not None and f.fix.applies(True)) - fixable
     if fixable:
         parts.append(f"[*] {fixable} fixable with --fix" + (" --unsafe-fixes" if unsafe_fixes else ""))
     if more:

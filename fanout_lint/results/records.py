@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.results.untrusted import clean, clean_loc, clean_optional, clean_path
+from fanout_lint.rule import Applicability
 from fanout_lint.severity import Severity  # re-exported: the records and renderers name it here
 
 if TYPE_CHECKING:  # a run's graphs, kept for the views that draw them
@@ -67,12 +68,20 @@ class FindingFix(ValueRecord):
     """A finding's fix as text edits, all in the files of its unit."""
 
     description: str  # what it sets: "VisibilityTimeout: 360"
-    safe: bool  # applied by --fix; an unsafe fix needs --unsafe-fixes
+    title: str  # what an editor or the command line offers: "Set VisibilityTimeout to 360"
+    applicability: Applicability  # safe: --fix; unsafe: --unsafe-fixes too; display-only: neither
     edits: tuple[Edit, ...]
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "title", clean(self.title))  # a rule's own title may name a resource
+
+    def applies(self, unsafe: bool) -> bool:
+        """``--fix`` applies it (``unsafe``: with ``--unsafe-fixes``)."""
+        return self.applicability.applies(unsafe)
+
     def as_dict(self) -> dict:
-        return {"description": self.description, "applicability": "safe" if self.safe else "unsafe",
-                "edits": [e.as_dict() for e in self.edits]}
+        return {"description": self.description, "title": self.title,
+                "applicability": self.applicability.value, "edits": [e.as_dict() for e in self.edits]}
 
 
 @dataclass(eq=False, repr=False)

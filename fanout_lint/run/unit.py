@@ -152,7 +152,7 @@ def check_graph(graph: Graph, rules: tuple[Rule, ...], settings: Settings) -> tu
     level = settings.fail_on.value if settings.fail_on is not None else "none"
     for rule in enabled_rules(rules, settings):
         try:
-            violations = list(rule.check(graph, options_for(rule, settings)))
+            violations = list(rule.check(graph, rule.options_of(options_for(rule, settings))))
         except Exception as exc:  # one broken rule must not stop the others
             errors.append(LoadError(graph.unit.path, None, f"rule {rule.id} ({rule.name}) failed: {type(exc).__name__}: {exc}"))
             continue

@@ -1,7 +1,9 @@
 """Code actions: a diagnostic's fix as a quick fix, the file's safe fixes as one "fix
 all" (``source.fixAll.fanout-lint``), "suppress here" in the format's own syntax, and "add
 to baseline" where the configuration names a baseline (a command the server carries out:
-the baseline is its file, not an open text)."""
+the baseline is its file, not an open text).
+
+A display-only fix is a suggestion: it is listed, disabled, with no edit to apply."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from lsprotocol import types
 
 FIX_ALL = "source.fixAll.fanout-lint"
 ADD_TO_BASELINE = "fanout-lint.addToBaseline"
+SAFE, DISPLAY_ONLY = "safe", "display-only"  # a fix's applicability, as the diagnostic's data says it
 REASON = "TODO: why this is intended"
 _TF_BLOCK = re.compile(r'[ \t]*(resource|module|data)[ \t]+"')
 
@@ -27,17 +30,22 @@ def _range(data: dict) -> types.Range:
 
 
 def quick_fixes(diagnostic: types.Diagnostic) -> list[types.CodeAction]:
-    """The fix the diagnostic carries; a safe one is the preferred action, an unsafe one says so."""
+    """The fix the diagnostic carries; a safe one is the preferred action, an unsafe one says
+    so, a display-only one is shown disabled."""
     data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
     fix = data.get("fix")
     if not isinstance(fix, dict):
         return []
-    title = f"Fix {data.get('name', '')}: set {fix['title']}"
-    if not fix["safe"]:
+    title = f"{fix['title']} ({data.get('name', '')})"
+    if fix["applicability"] == DISPLAY_ONLY:
+        disabled = types.CodeActionDisabled(reason="a suggestion: fanout-lint does not apply it")
+        return [types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                                 disabled=disabled)]
+    if fix["applicability"] != SAFE:
         title += " (unsafe: check the change)"
     return [types.CodeAction(
         title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-        is_preferred=bool(fix["safe"]),
+        is_preferred=fix["applicability"] == SAFE,
         edit=types.WorkspaceEdit(document_changes=[_edit(c) for c in fix["changes"]]),
     )]
 
@@ -61,7 +69,7 @@ def fix_all(uri: str, diagnostics: list[types.Diagnostic]) -> list[types.CodeAct
     for diagnostic in diagnostics:
         data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
         fix = data.get("fix")
-        if not isinstance(fix, dict) or not fix["safe"]:
+        if not isinstance(fix, dict) or fix["applicability"] != SAFE:
             continue
         spans = [((e["range"]["start"]["line"], e["range"]["start"]["character"]),
                   (e["range"]["end"]["line"], e["range"]["end"]["character"]))

@@ -148,7 +148,7 @@ def _fix(finding: Finding, outcome: Outcome, texts: Texts, encoding: str) -> dic
                       "end": {"line": end.line, "character": end.character}},
             "newText": edit.text,
         })
-    return {"title": fix.description, "safe": fix.safe,
+    return {"title": fix.title, "applicability": fix.applicability.value,
             "changes": [{"uri": uri_of(path), "version": outcome.versions.get(path), "edits": edits}
                         for path, edits in sorted(by_file.items())]}
 
