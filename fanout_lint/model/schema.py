@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import (
     EXPORTS,
     PUBLISHES_ONLY,
@@ -72,6 +73,11 @@ from fanout_lint.model.nodes import (
     Topic,
 )
 
+# The kinds a reference names: a ``ref:<kind>``, ``refs:<kind>`` or ``at:<kind>`` field
+# (``ref:any``, ``refs:any``: a node of any kind), and what a literal name (no ARN or URL)
+# is looked up as, among the physical names of the kinds that have a ``name`` field.
+REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "key", "role")  # key, role: failure paths
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Field:
@@ -84,10 +90,11 @@ class Field:
     default: str | None = None  # key of model.defaults.DEFAULTS
     unit: str = ""  # how messages measure it: "s"
 
-    def path(self, format: str) -> str:
-        return self.cfn if format == "cloudformation" else self.tf
+    def path(self, format: Format) -> str:
+        """The path in the names of ``format``'s resources (``Format.vocabulary``)."""
+        return self.tf if format.vocabulary is Format.TERRAFORM else self.cfn
 
-    def steps(self, format: str) -> tuple[str, ...]:
+    def steps(self, format: Format) -> tuple[str, ...]:
         """The path as the keys a view follows (a document's key is one more step)."""
         return _steps(self.path(format))
 
@@ -122,8 +129,8 @@ class Items:
     marks: tuple[tuple[str, object], ...] = ()  # fields every item node has: (("inline", True),)
     tf: str = ""
 
-    def path_of(self, format: str) -> str:
-        return self.path if format == "cloudformation" else self.tf
+    def path_of(self, format: Format) -> str:
+        return self.tf if format.vocabulary is Format.TERRAFORM else self.path
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -514,7 +521,7 @@ BY_TYPE: dict[str, Kind] = {t: kind for kind in KINDS for t in kind.cfn_types + 
 ITEM_TYPES: dict[str, Kind] = {
     f"{t}.{items.path_of(fmt)}": items.kind
     for kind in KINDS for items in kind.items
-    for fmt, types in (("cloudformation", kind.cfn_types), ("terraform", kind.tf_types)) for t in types
+    for fmt, types in ((Format.CLOUDFORMATION, kind.cfn_types), (Format.TERRAFORM, kind.tf_types)) for t in types
     if items.path_of(fmt)
 }
 # The kind a node's messages speak of: the first kind that builds that node type.
