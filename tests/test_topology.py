@@ -401,8 +401,8 @@ def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, mon
     _, out, _ = run(capsys, monkeypatch, path, "--format", "json")
     view = json.loads(out)
     kinds = {node["resource"]: node["kind"] for node in view["nodes"]}
-    pipes = [name for name, kind in kinds.items() if kind == topology.PIPE]
-    assert pipes and any(kind == topology.SERVICE for kind in kinds.values())
+    pipes = [name for name, kind in kinds.items() if kind == "pipe"]
+    assert pipes and any(kind == "service" for kind in kinds.values())
     _, mmd, _ = run(capsys, monkeypatch, path)
     mermaid_syntax.check(mmd)
     assert "EventBridge pipe" in mmd and "Step Functions state machine<br/>Standard" in mmd
@@ -410,8 +410,8 @@ def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, mon
     assert 'EventBridge pipe' in dot_text and 'style="rounded,bold' in dot_text
     by_id = {node["id"]: node["resource"] for node in view["nodes"]}
     invoked = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"]}
-    assert any(source in pipes and kinds[target] == topology.SERVICE for source, target in invoked)
-    assert any(target in pipes and kinds[source] == topology.QUEUE for source, target in invoked)
+    assert any(source in pipes and kinds[target] == "service" for source, target in invoked)
+    assert any(target in pipes and kinds[source] == "queue" for source, target in invoked)
 
 
 def test_a_customer_managed_key_is_drawn_with_what_it_encrypts(capsys, monkeypatch):
