@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     NESTS,
@@ -83,7 +84,7 @@ class Cluster(ValueRecord):
 
     id: str
     path: str  # the template file or Terraform directory
-    format: str
+    format: Format
 
     def __post_init__(self) -> None:
         self.path = clean(self.path)
