@@ -15,23 +15,19 @@ from fanout_lint.reports import dot, mermaid, topology
 LOC = Loc("t.yaml", 1)
 
 
-def _kinds() -> list[schema.Kind]:
-    return [k for kind in schema.KINDS for k in (kind, *(items.kind for items in kind.items))]
-
-
 def test_every_shape_is_drawn_by_every_diagram():
     assert set(dot._SHAPES) == set(mermaid._SHAPES) == set(schema.SHAPES)
-    used = {k.drawing.shape for k in _kinds() if k.drawing is not None}
+    used = {k.drawing.shape for k in schema.EVERY_KIND if k.drawing is not None}
     assert used <= set(schema.SHAPES)
 
 
 def test_every_kind_of_node_is_drawn_or_shown_on_what_it_governs():
-    hidden = {k.key for k in _kinds() if k.node is not None and k.drawing is None}
+    hidden = {k.key for k in schema.EVERY_KIND if k.node is not None and k.drawing is None}
     assert hidden == {"queue_policy", "permission", "invoke_config", "key_policy", "iam_policy",
                       "policy_attachment"}
     # one view kind per node class, and a drawn kind has a title
     views: dict[type, set[str]] = {}
-    for kind in _kinds():
+    for kind in schema.EVERY_KIND:
         if kind.drawing is not None:
             assert kind.drawing.title and kind.drawing.view not in (topology.DLQ, topology.MISSING)
             views.setdefault(kind.node, set()).add(kind.drawing.view)  # type: ignore[arg-type]

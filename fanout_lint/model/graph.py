@@ -100,7 +100,7 @@ class Graph:
         self._loose_key_policy = any(not isinstance(self.get(p.key), Key) for p in self._of_kind(KeyPolicy))
         holders: list[IamPolicy | PolicyAttachment] = [*self._of_kind(IamPolicy), *self._of_kind(PolicyAttachment)]
         self._loose_role_policy = any(not isinstance(self.get(role_id), Role)
-                                      for holder in holders for name in ("role", "roles")
+                                      for holder in holders for name in _ROLES
                                       for role_id in _ids(getattr(holder, name)))
 
     def _all_deliveries(self) -> Iterable[Delivery]:

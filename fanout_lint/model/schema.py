@@ -580,11 +580,11 @@ del _kind
 
 
 # Every kind, item kinds included (an inline policy is built only as a role's item).
-_ALL_KINDS: tuple[Kind, ...] = tuple(dict.fromkeys(
+EVERY_KIND: tuple[Kind, ...] = tuple(dict.fromkeys(
     k for kind in KINDS for k in (kind, *(items.kind for items in kind.items))))
 # What the graph indexes each node class by: the groups of fields its kinds list, once each.
 INDEXES: dict[type, tuple[tuple[str, ...], ...]] = {}
-for _kind in _ALL_KINDS:
+for _kind in EVERY_KIND:
     if _kind.node is not None and _kind.indexes:
         INDEXES[_kind.node] = tuple(dict.fromkeys((*INDEXES.get(_kind.node, ()), *_kind.indexes)))
 del _kind

@@ -47,7 +47,7 @@ from fanout_lint.model.nodes import (
     Topic,
 )
 from fanout_lint.model.record import ValueRecord
-from fanout_lint.model.schema import DASHED, KINDS, Drawing, own_kind
+from fanout_lint.model.schema import DASHED, EVERY_KIND, Drawing, own_kind
 from fanout_lint.model.values import candidates, is_false, single
 from fanout_lint.results.records import Finding, LoadError, Severity
 from fanout_lint.results.untrusted import clean
@@ -63,7 +63,7 @@ STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO:
 FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 
 # Kinds that do not count as a hop for --focus: they sit between two resources.
-CONNECTORS = frozenset(k.drawing.view for k in KINDS if k.drawing is not None and k.drawing.connector)
+CONNECTORS = frozenset(k.drawing.view for k in EVERY_KIND if k.drawing is not None and k.drawing.connector)
 
 
 @dataclass(eq=False, repr=False)
