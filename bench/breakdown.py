@@ -147,7 +147,6 @@ def measure_terraform(directory: str, passes: int) -> dict[str, float]:
     sys.path.insert(0, HERE)
     import floor
 
-
     from fanout_lint.model.format import Format
     from fanout_lint.run.discover import discover
     from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
