@@ -132,9 +132,10 @@ def _is_template_file(path: str) -> bool:
 def templates_under(directory: str) -> list[str]:
     """The CloudFormation candidates discovery finds under ``directory`` (files, not
     Terraform directories); ``measure`` keeps the templates among them."""
+    from fanout_lint.model.format import Format
     from fanout_lint.run.discover import discover
 
-    return [c.path for c in discover([directory])[0] if c.kind == "cloudformation"]
+    return [c.path for c in discover([directory])[0] if c.format is Format.CLOUDFORMATION]
 
 
 def measure_terraform(directory: str, passes: int) -> dict[str, float]:
@@ -146,6 +147,7 @@ def measure_terraform(directory: str, passes: int) -> dict[str, float]:
     sys.path.insert(0, HERE)
     import floor
 
+    from fanout_lint.model.format import Format
     from fanout_lint.run.discover import discover
     from fanout_lint.loaders.terraform.hcl.syntax import parse_hcl
     from fanout_lint.loaders.terraform.loader import load_terraform_dir
@@ -155,7 +157,7 @@ def measure_terraform(directory: str, passes: int) -> dict[str, float]:
     from fanout_lint.run.unit import check_graph
 
     settings = Settings()
-    units = [c.path for c in discover([directory])[0] if c.kind == "terraform"]
+    units = [c.path for c in discover([directory])[0] if c.format is Format.TERRAFORM]
     texts = {}
     for unit in units:
         for name in sorted(os.listdir(unit)):

@@ -270,18 +270,19 @@ def corpus_units(corpus: str, formats: tuple[str, ...]) -> tuple[list[str], list
     directories), the files the floor parses (the templates fanout-lint parses, and the
     ``.tf`` and tfvars files of every directory that has ``.tf`` files, local modules
     included), and the templates cfn-lint is given."""
+    from fanout_lint.model.format import Format
     from fanout_lint.run.discover import SKIP_DIRS, discover
 
     candidates, _ = discover([corpus])
     targets, files, cfn_files = [], [], []
     if "cfn" in formats:
         for candidate in candidates:
-            if candidate.kind == "cloudformation" and _is_template(candidate.path):
+            if candidate.format is Format.CLOUDFORMATION and _is_template(candidate.path):
                 targets.append(candidate.path)
         files.extend(targets)
         cfn_files.extend(targets)
     if "tf" in formats:
-        targets.extend(c.path for c in candidates if c.kind == "terraform")
+        targets.extend(c.path for c in candidates if c.format is Format.TERRAFORM)
         for directory, subdirs, names in os.walk(corpus):
             subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS)
             if any(n.endswith(".tf") for n in names):

@@ -23,6 +23,7 @@ import sys
 
 # The CLI and the loaders it uses are the thing under test; the format census below only
 # reuses their discovery and parsing so that it counts exactly what the CLI sees.
+from fanout_lint.model.format import Format
 from fanout_lint.run.discover import discover
 from fanout_lint.loaders.cloudformation.template import is_template, means_sam, raw_resources
 from fanout_lint.loaders.parsing.yaml_source import ParseError, decode, parse_json, parse_yaml
@@ -98,7 +99,7 @@ def census(path: str) -> collections.Counter:
     counts: collections.Counter = collections.Counter()
     candidates, _ = discover([path])
     for candidate in candidates:
-        if candidate.kind == "terraform":
+        if candidate.format is Format.TERRAFORM:
             counts["terraform"] += 1
             continue
         counts[template_format(candidate.path)] += 1

@@ -66,6 +66,7 @@ from __future__ import annotations
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Notification, Subscription
 from fanout_lint.model.values import verdict
+from fanout_lint.model.vocabulary import is_terraform
 from fanout_lint.rule import Rule, Severity, Violation
 
 from .common import is_sqs_source, protocol_is, reported
@@ -116,9 +117,9 @@ def _unfiltered(notification: Notification) -> bool:
 
 
 def _filters(notification: Notification):
-    if notification.written.format == "cloudformation":
-        return (notification.filter,)
-    return (notification.filter_prefix, notification.filter_suffix)
+    if is_terraform(notification):
+        return (notification.filter_prefix, notification.filter_suffix)
+    return (notification.filter,)
 
 
 def _writes(graph: Graph, function: Function, action: str, node_id: str) -> bool:

@@ -13,8 +13,9 @@ import time
 
 import pytest
 
+from fanout_lint.model.format import Format
 from fanout_lint.run import link_plan as applications
-from fanout_lint.run.link_plan import plan
+from fanout_lint.run.link_plan import Application, plan
 from fanout_lint.loaders.parsing.budget import Budget, BudgetExceeded
 from fanout_lint.cli.main import main
 from fanout_lint.loaders.candidate import Candidate
@@ -228,8 +229,8 @@ def test_naming_the_end_of_a_nesting_chain_reads_each_file_a_bounded_number_of_t
         write_chain(directory, length)
         monkeypatch.chdir(directory)
         last = f"link{length - 1}.yaml"
-        work = plan([Candidate(last, "cloudformation")], [last])
-        assert len(work) == 1 and work[0].kind == "application"
+        work = plan([Candidate(last, Format.CLOUDFORMATION)], [last])
+        assert len(work) == 1 and isinstance(work[0], Application)
         assert [p.rsplit("/", 1)[-1] for p in work[0].paths] == ["link0.yaml"]  # the chain's top
         return len(reads)
 
@@ -247,7 +248,7 @@ def test_an_outside_template_joins_when_it_names_a_reached_one_as_before(tmp_pat
                                      f"      TemplateURL: {url}\n")
     (tmp_path / "sub").mkdir()
     monkeypatch.chdir(tmp_path)
-    work = plan([Candidate("child name.yaml", "cloudformation")], ["child name.yaml"])
+    work = plan([Candidate("child name.yaml", Format.CLOUDFORMATION)], ["child name.yaml"])
     assert [p.rsplit("/", 1)[-1] for p in work[0].paths] == ["quoted.yaml"]
     names = applications._names_ending(b'TemplateURL: "a/b c.yaml"', len(b'TemplateURL: "a/b c.yaml'))
     assert b"b c.yaml" in names and b"c.yaml" in names

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from fanout_lint.model.format import Format
 from fanout_lint.cli.main import main
 from fanout_lint.run.discover import discover
 from fanout_lint.loaders.terraform.module_calls import local_sources
@@ -43,7 +44,7 @@ def _write(root, files: dict[str, str]) -> None:
 def _units(paths) -> list[str]:
     candidates, missing = discover([str(p) for p in paths])
     assert missing == []
-    return [c.path for c in candidates if c.kind == "terraform"]
+    return [c.path for c in candidates if c.format is Format.TERRAFORM]
 
 
 def _module_call(name: str, source: str, extra: str = "") -> str:

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from fanout_lint.model.format import Format
 from fanout_lint.cli.main import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -201,7 +202,7 @@ def test_the_hook_records_on_a_list_or_a_graph():
     from fanout_lint.model.nodes import Loc, Unit
     from fanout_lint.results.not_modelled import note, notice_of
 
-    graph = Graph(Unit("s.yml", "serverless"), [])
+    graph = Graph(Unit("s.yml", Format.SERVERLESS), [])
     note(graph, "EventBridge rule made by a custom resource", "f.events[0]", Loc("s.yml", 9, 7))
     listed: list = []
     note(listed, "S3 bucket with existing: true", "f.events[1]", Loc("s.yml", 12, 7))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fanout_lint.model.format import Format
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import External, Loc, Queue, Unit
@@ -30,7 +31,7 @@ def _statement(**item):
 def _graph():
     nodes = [Queue(id="Orders", loc=LOC), Queue(id="Audit", loc=LOC),
              External(id="external: parameter", loc=LOC, label="parameter QueueArn")]
-    return Graph(Unit("t.yaml", "cloudformation"), nodes)
+    return Graph(Unit("t.yaml", Format.CLOUDFORMATION), nodes)
 
 
 def test_resource_entries_are_references_or_literals():

@@ -10,6 +10,7 @@ import sys
 import pytest
 import yaml
 
+from fanout_lint.model.format import Format
 from fanout_lint.run.discover import discover
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -53,7 +54,7 @@ def test_terraform_files_of_one_directory_are_one_unit(tmp_path):
         (unit / name).write_text("", encoding="utf-8")
     paths = [str(unit / "main.tf"), str(unit / "queues.tf"), str(unit) + os.sep, str(unit)]
     candidates, missing = discover(paths)
-    assert [(c.kind, os.path.abspath(c.path)) for c in candidates] == [("terraform", str(unit))] and not missing
+    assert [(c.format, os.path.abspath(c.path)) for c in candidates] == [(Format.TERRAFORM, str(unit))] and not missing
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from fanout_lint.model.format import Format
 from fanout_lint.cli.main import main
 from fanout_lint.run.discover import discover
 from fanout_lint.run.engine import lint_paths
@@ -45,9 +46,9 @@ def test_config_files_in_the_order_terraform_reads_them():
 def test_a_configuration_file_stands_for_its_directory(tmp_path, name):
     (tmp_path / name).write_text("{}" if name.endswith(".json") else "")
     candidates, missing = discover([str(tmp_path / name)])
-    assert [(c.kind, c.path) for c in candidates] == [("terraform", str(tmp_path))] and not missing
+    assert [(c.format, c.path) for c in candidates] == [(Format.TERRAFORM, str(tmp_path))] and not missing
     candidates, _ = discover([str(tmp_path)])
-    assert [(c.kind, c.path) for c in candidates] == [("terraform", str(tmp_path))]
+    assert [(c.format, c.path) for c in candidates] == [(Format.TERRAFORM, str(tmp_path))]
 
 
 # -- JSON syntax ------------------------------------------------------------------

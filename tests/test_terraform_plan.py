@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from fanout_lint.model.format import Format
 from fanout_lint.loaders.parsing.yaml_source import parse_json
 from fanout_lint.loaders.terraform_plan.loader import load_plan, strip_keys
 from fanout_lint.model.nodes import EventSourceMapping, External, Queue
@@ -37,7 +38,7 @@ def test_child_module_references_are_made_absolute():
     assert isinstance(mapping, EventSourceMapping)
     assert mapping.source == "aws_sqs_queue.orders"  # through var.queue_arn of the module call
     assert mapping.function == "module.consumer.aws_lambda_function.handler"
-    assert graph.unit.format == "terraform-plan"
+    assert graph.unit.format is Format.TERRAFORM_PLAN
 
 
 def test_instances_become_one_node_whose_values_may_differ():

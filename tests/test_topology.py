@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mermaid_syntax
+from fanout_lint.model.format import Format
 from fanout_lint.cli.main import main
 from fanout_lint.results.records import Finding, Severity
 from fanout_lint.model.graph import Graph
@@ -251,7 +252,7 @@ def test_markdown_cells_cannot_break_the_table():
 def test_markdown_omits_a_diagram_too_large_for_github():
     queues = [Queue(id=f"Q{i}", loc=Loc("t.yaml", i + 1), redrive=Known(Redrive("DLQ", Known(5), Loc("t.yaml", 1))))
               for i in range(500)]
-    graph = Graph(Unit("t.yaml", "cloudformation"), [*queues, Queue(id="DLQ", loc=Loc("t.yaml", 1))])
+    graph = Graph(Unit("t.yaml", Format.CLOUDFORMATION), [*queues, Queue(id="DLQ", loc=Loc("t.yaml", 1))])
     out = markdown.render(topology.build([graph], []))
     assert "```mermaid" not in out and "--focus" in out
 
@@ -266,7 +267,7 @@ def _finding(node_ids: tuple[str, ...], name: str = "some-rule", severity=Severi
 
 def test_a_policy_finding_is_shown_on_the_queues_it_governs():
     loc = Loc("t.yaml", 1)
-    graph = Graph(Unit("t.yaml", "cloudformation"), [
+    graph = Graph(Unit("t.yaml", Format.CLOUDFORMATION), [
         Queue(id="A", loc=loc), Queue(id="B", loc=loc), QueuePolicy(id="Policy", loc=loc, queues=("A", "B")),
     ])
     view = topology.build([graph], [_finding(("Policy",))])
@@ -277,7 +278,7 @@ def test_a_policy_finding_is_shown_on_the_queues_it_governs():
 
 def test_references_the_model_does_not_hold_are_drawn_not_dangling():
     loc = Loc("t.yaml", 1)
-    graph = Graph(Unit("t.yaml", "cloudformation"), [
+    graph = Graph(Unit("t.yaml", Format.CLOUDFORMATION), [
         EventSourceMapping(id="M", loc=loc, source="OrdersStream", function="F"), Function(id="F", loc=loc),
     ])
     view = topology.build([graph], [])
@@ -287,7 +288,7 @@ def test_references_the_model_does_not_hold_are_drawn_not_dangling():
 
 
 def test_the_most_severe_finding_colours_a_node():
-    graph = Graph(Unit("t.yaml", "cloudformation"), [Topic(id="T", loc=Loc("t.yaml", 1))])
+    graph = Graph(Unit("t.yaml", Format.CLOUDFORMATION), [Topic(id="T", loc=Loc("t.yaml", 1))])
     view = topology.build([graph], [_finding(("T",), "a", Severity.INFO), _finding(("T",), "b", Severity.WARNING)])
     assert view.nodes[0].severity is Severity.WARNING
     assert "class n0_T warning" in mermaid.render(view)
@@ -315,7 +316,7 @@ def test_any_resource_name_gives_well_formed_mermaid_and_dot(names, label):
         nodes.append(Queue(id=name, loc=loc))
     nodes.append(External(id="external: " + label, loc=loc, label=label))
     nodes.append(Subscription(id="ext-sub", loc=loc, topic="external: " + label, endpoint=names[0]))
-    graph = Graph(Unit(loc.file, "cloudformation"), nodes)
+    graph = Graph(Unit(loc.file, Format.CLOUDFORMATION), nodes)
     view = topology.build([graph], [_finding((names[0],), name=label or "x")])
     mermaid_syntax.check(mermaid.render(view))
 
@@ -324,7 +325,7 @@ def test_any_resource_name_gives_well_formed_mermaid_and_dot(names, label):
 def test_hostile_names_still_render_with_graphviz():
     loc = Loc('we"ird\\dir/t.yaml', 1)
     names = ['q"1', "q\\2", "q{3}", "q\n4", "q;5 -> x"]
-    graph = Graph(Unit(loc.file, "cloudformation"), [Queue(id=n, loc=loc) for n in names])
+    graph = Graph(Unit(loc.file, Format.CLOUDFORMATION), [Queue(id=n, loc=loc) for n in names])
     done = subprocess.run(["dot", "-Tsvg"], input=dot.render(topology.build([graph], [])),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and not done.stderr, done.stderr
@@ -400,8 +401,8 @@ def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, mon
     _, out, _ = run(capsys, monkeypatch, path, "--format", "json")
     view = json.loads(out)
     kinds = {node["resource"]: node["kind"] for node in view["nodes"]}
-    pipes = [name for name, kind in kinds.items() if kind == topology.PIPE]
-    assert pipes and any(kind == topology.SERVICE for kind in kinds.values())
+    pipes = [name for name, kind in kinds.items() if kind == "pipe"]
+    assert pipes and any(kind == "service" for kind in kinds.values())
     _, mmd, _ = run(capsys, monkeypatch, path)
     mermaid_syntax.check(mmd)
     assert "EventBridge pipe" in mmd and "Step Functions state machine<br/>Standard" in mmd
@@ -409,8 +410,8 @@ def test_pipes_are_drawn_between_their_source_and_their_target(path, capsys, mon
     assert 'EventBridge pipe' in dot_text and 'style="rounded,bold' in dot_text
     by_id = {node["id"]: node["resource"] for node in view["nodes"]}
     invoked = {(by_id[e["source"]], by_id[e["target"]]) for e in view["edges"]}
-    assert any(source in pipes and kinds[target] == topology.SERVICE for source, target in invoked)
-    assert any(target in pipes and kinds[source] == topology.QUEUE for source, target in invoked)
+    assert any(source in pipes and kinds[target] == "service" for source, target in invoked)
+    assert any(target in pipes and kinds[source] == "queue" for source, target in invoked)
 
 
 def test_a_customer_managed_key_is_drawn_with_what_it_encrypts(capsys, monkeypatch):

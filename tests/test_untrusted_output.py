@@ -497,7 +497,7 @@ def test_records_clean_their_text_when_they_are_made():
     loc = Loc("plain.yaml", 1)
     same = Finding(rule="FL101", name="n", severity=Severity.ERROR, message="m", resource="Q", loc=loc)
     assert same.loc is loc  # nothing to clean, nothing copied
-    node = topology.ViewNode(id="n0_x", cluster="u0", key="x\n", resource="x\n", kind=topology.QUEUE,
+    node = topology.ViewNode(id="n0_x", cluster="u0", key="x\n", resource="x\n", kind="queue",
                              label="x\n", details=("d\x1b",), file="f\u202e")
     assert (node.key, node.label, node.details, node.file) == ("x\\x0a", "x\\x0a", ("d\\x1b",), "f\\u202e")
 

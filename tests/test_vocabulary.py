@@ -13,6 +13,7 @@ import re
 import pytest
 
 from expectations import fixture_paths
+from fanout_lint.model.format import Format
 from fanout_lint.run.engine import lint_paths
 from fanout_lint.model import vocabulary
 from fanout_lint.model.nodes import Queue, Subscription, Written
@@ -23,24 +24,24 @@ from fanout_lint.policy.settings import Settings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _names(format_: str) -> set[str]:
+def _names(format_: Format) -> set[str]:
     found = set()
     for kind in KINDS:
         for field in kind.fields:
             for part in re.split(r"[./]", field.path(format_)):
                 if part:
                     found.add(part)
-        found.update(kind.cfn_types if format_ == "cloudformation" else kind.tf_types)
+        found.update(kind.cfn_types if format_ is Format.CLOUDFORMATION else kind.tf_types)
     return found
 
 
 # Names written the same way in both (JSON keys of documents) are no one's own.
-SHARED = _names("cloudformation") & _names("terraform")
+SHARED = _names(Format.CLOUDFORMATION) & _names(Format.TERRAFORM)
 # (less the properties that are also the words messages start with: "Queue q has ...", and
 # an S3 notification's Topic, Function and Event: "Event source mapping ...")
-CFN_ONLY = {n for n in _names("cloudformation") - SHARED if n[0].isupper()} - {
+CFN_ONLY = {n for n in _names(Format.CLOUDFORMATION) - SHARED if n[0].isupper()} - {
     "Queue", "Queues", "Topic", "Function", "Event"}
-TF_ONLY = {n for n in _names("terraform") - SHARED if "_" in n}  # visibility_timeout_seconds, aws_...
+TF_ONLY = {n for n in _names(Format.TERRAFORM) - SHARED if "_" in n}  # visibility_timeout_seconds, aws_...
 
 
 def _all_findings():
@@ -84,18 +85,18 @@ def test_cloudformation_findings_name_no_terraform_argument():
 def test_settings_are_written_in_the_nodes_format():
     loc_free = {"id": "q", "loc": None}
     cfn = Queue(**loc_free)
-    tf = Queue(**loc_free, written=Written("terraform"))
+    tf = Queue(**loc_free, written=Written(Format.TERRAFORM))
     assert vocabulary.setting(cfn, "visibility_timeout", 360) == "VisibilityTimeout: 360"
     assert vocabulary.setting(tf, "visibility_timeout", 360) == "visibility_timeout_seconds = 360"
     assert vocabulary.setting(cfn, "max_receive_count", 5) == "maxReceiveCount: 5 in RedrivePolicy"
     assert vocabulary.setting(tf, "max_receive_count", 5) == "maxReceiveCount = 5 in redrive_policy"
-    sub = Subscription(**loc_free, written=Written("terraform"))
+    sub = Subscription(**loc_free, written=Written(Format.TERRAFORM))
     assert vocabulary.how_to_set(sub, "raw_message_delivery", True) == "set raw_message_delivery = true"
     assert vocabulary.resource_type(sub, "queue_policy") == "aws_sqs_queue_policy"
 
 
 def test_a_construct_names_and_refuses_settings_its_own_way():
-    construct = Written("cloudformation", "SAM SQS event", names=(("source", "Queue"),),
+    construct = Written(Format.CLOUDFORMATION, "SAM SQS event", names=(("source", "Queue"),),
                         fixed=(("response_types", "declare the queue yourself"),))
     from fanout_lint.model.nodes import EventSourceMapping
 

@@ -20,6 +20,7 @@ from fanout_lint.loaders.parsing.yaml_source import (
     parse_json,
     parse_yaml,
 )
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.results.records import LoadError
 
@@ -122,7 +123,7 @@ def load_candidate(candidate: Candidate, cache: ParseCache | None = None,
     """``cache``: parsed files of this run and of earlier ones (``parse_cache.py``), or
     None to parse every file; ``var_files``: tfvars a Terraform unit reads after its own
     (``--var-file``)."""
-    if candidate.kind == "terraform":
+    if candidate.format is Format.TERRAFORM:
         from fanout_lint.loaders.terraform.loader import load_terraform_dir  # HCL parser only when needed
 
         # The collector is paused while the directory is read and evaluated: its parsed

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.policy_documents import parse_policy
 from fanout_lint.model.defaults import bounded, default_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import (
     ANY_ALARM,
     ANY_QUEUE,
@@ -50,6 +51,7 @@ from fanout_lint.model.schema import (
     DEPTH_ALARMS,
     DEPTH_METRIC,
     KEY_ALIAS_TYPES,
+    REFERENCED,
     DepthAlarm,
     Field,
     Items,
@@ -207,14 +209,14 @@ def _index_aliases(views: list[View], linker: Linker) -> None:
 # The schema is constant (kinds compare by identity): what follows from a kind and a
 # format is worked out once, not per resource.
 @functools.cache
-def _name_path(kind: Kind, fmt: str) -> Path | None:
+def _name_path(kind: Kind, fmt: Format) -> Path | None:
     """The steps of the kind's physical name in ``fmt``, or None when it has none."""
     name_field = kind.field("name")
     return name_field.steps(fmt) if name_field is not None else None
 
 
 @functools.cache
-def _plan(kind: Kind, fmt: str) -> tuple:
+def _plan(kind: Kind, fmt: Format) -> tuple:
     """(field, steps, reader, unset) for each field a view of ``fmt`` reads, in schema
     order; ``unset`` is what the field reads as when the template does not write it."""
     return tuple(
@@ -492,10 +494,9 @@ _READERS = {
     "redrive_target": _redrive_target, "policy": _policy, "key_policy": _key_policy, "events": _events, "destination": _destination, "written": _written,
     "filter_policy": _filter_policy,
 }
-_REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "any", "key", "role")  # key, role: failure paths
-_READERS.update({f"ref:{kind}": _ref(kind) for kind in _REFERENCED})
-_READERS.update({f"refs:{kind}": _refs(kind) for kind in _REFERENCED})
-_READERS.update({f"at:{kind}": _at(kind) for kind in ("key", "role")})
+_READERS.update({f"ref:{kind}": _ref(kind) for kind in (*REFERENCED, "any")})
+_READERS.update({f"refs:{kind}": _refs(kind) for kind in (*REFERENCED, "any")})
+_READERS.update({f"at:{kind}": _at(kind) for kind in REFERENCED})
 
 
 def _endpoint_kind(protocol: Value) -> str | None:
@@ -597,10 +598,10 @@ def _depth_alarm(out: Built, view: View, alarm: DepthAlarm, linker: Linker) -> N
         return
     if metric.value != DEPTH_METRIC or namespace.value != "AWS/SQS":
         return
-    if view.written.format == "cloudformation":
-        targets = view.targets((alarm.dimensions, "Value"), "queue")  # a list of {Name, Value}
-    else:
+    if view.written.format.vocabulary is Format.TERRAFORM:
         targets = _queue_dimension(view, alarm)
+    else:
+        targets = view.targets((alarm.dimensions, "Value"), "queue")  # a list of {Name, Value}
     if not targets:
         # a dimension the template writes but no queue it names: not known which queue
         if not view.proves_absent((alarm.dimensions,)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.record import ValueRecord
 
 
@@ -12,8 +13,8 @@ class Candidate(ValueRecord):
     """One unit to lint: a file that may be a template, or a Terraform directory."""
 
     path: str
-    # "cloudformation" (a YAML/JSON file: maybe a template, a plan or a Serverless service)
-    # | "terraform" (a directory)
-    kind: str
+    # CLOUDFORMATION: a YAML/JSON file (maybe a template, a plan or a Serverless service);
+    # TERRAFORM: a directory
+    format: Format
     # the repository the unit's reads are confined to (``confine.py``): local modules, tfvars
     root: str = field(default=".", compare=False)

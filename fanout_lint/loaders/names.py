@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-KINDS = ("queue", "topic", "function", "event_rule", "bucket")
+from fanout_lint.model.schema import REFERENCED
 
 # Linear: anchored, and each ``[^:]*`` stops at the ``:`` that must follow it, so no
 # input makes it try more than one way to split the text.
@@ -39,7 +39,7 @@ def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str
     queue = queue_url_name(text)
     if queue is not None:
         return names.get(("queue", queue))
-    if kind in KINDS:
+    if kind in REFERENCED:
         return names.get((kind, text))
     return None
 

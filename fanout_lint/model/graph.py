@@ -36,6 +36,7 @@ from fanout_lint.model.nodes import (
     UnitLink,
 )
 from fanout_lint.model.permissions import EVENTS, S3, SNS
+from fanout_lint.model.schema import INDEXES
 from fanout_lint.model.values import Known, verdict
 
 if TYPE_CHECKING:
@@ -70,78 +71,37 @@ class Graph:
         for use in dead_letter_uses:
             self._dead_letter_uses[use.target].append(use)
 
-        self._subs_of_topic: dict[str, list[Subscription]] = defaultdict(list)
-        self._subs_to: dict[str, list[Subscription]] = defaultdict(list)
-        for sub in self._of_kind(Subscription):
-            if sub.topic:
-                self._subs_of_topic[sub.topic].append(sub)
-            if sub.endpoint:
-                self._subs_to[sub.endpoint].append(sub)
-        self._subscription_dlqs: dict[str, list[Subscription]] = defaultdict(list)
-        for sub in self._of_kind(Subscription):
-            if isinstance(sub.redrive_dlq, Known) and sub.redrive_dlq.value:
-                self._subscription_dlqs[sub.redrive_dlq.value].append(sub)
-        self._consumers: dict[str, list[EventSourceMapping]] = defaultdict(list)
-        for esm in self._of_kind(EventSourceMapping):
-            if esm.source:
-                self._consumers[esm.source].append(esm)
-        self._sources_of: dict[str, list[Queue]] = defaultdict(list)
-        for queue in self._of_kind(Queue):
-            redrive = self.redrive_of(queue)
-            if redrive is not None:
-                self._sources_of[redrive.dlq].append(queue)
-        self._policies: dict[str, list[QueuePolicy]] = defaultdict(list)
-        for policy in self._of_kind(QueuePolicy):
-            for queue_id in policy.queues:
-                self._policies[queue_id].append(policy)
-        self._permissions: dict[str, list[LambdaPermission]] = defaultdict(list)
-        for permission in self._of_kind(LambdaPermission):
-            if permission.function:
-                self._permissions[permission.function].append(permission)
+        # The indexes of the schema (``Kind.indexes``): a class's nodes by the ids a group of
+        # their fields names, e.g. subscriptions by topic.
+        self._indexes: dict[tuple[type, tuple[str, ...]], dict[str, list[Node]]] = {}
+        for node_class, groups in INDEXES.items():
+            of_class = self._by_kind.get(node_class, ())
+            for fields in groups:
+                index: dict[str, list[Node]] = defaultdict(list)
+                for node in of_class:
+                    for name in fields:
+                        for target in _ids(getattr(node, name)):
+                            index[target].append(node)
+                self._indexes[(node_class, fields)] = index
         self._mentions: dict[str, list[Mention]] = defaultdict(list)
         for mention in mentions:
             self._mentions[mention.target].append(mention)
-        self._invoke_configs: dict[str, list[InvokeConfig]] = defaultdict(list)
-        for config in self._of_kind(InvokeConfig):
-            if config.function:
-                self._invoke_configs[config.function].append(config)
-        self._mappings_of: dict[str, list[EventSourceMapping]] = defaultdict(list)
-        for esm in self._of_kind(EventSourceMapping):
-            if esm.function:
-                self._mappings_of[esm.function].append(esm)
         # on-success destinations carry results, not failures; None when one cannot be read
         on_success = [c.on_success for c in self._of_kind(InvokeConfig)]
         known = [v for v in on_success if isinstance(v, Known)]
         self._on_success: frozenset[str] | None = (
             frozenset(v.value for v in known if v.value) if len(known) == len(on_success) else None
         )
-        # EventBridge pipes, by the queue or stream they read
-        self._pipes_reading: dict[str, list[Pipe]] = defaultdict(list)
-        for pipe in self._of_kind(Pipe):
-            if pipe.source:
-                self._pipes_reading[pipe.source].append(pipe)
         self._deliveries: dict[str, list[Delivery]] = defaultdict(list)
         for delivery in self._all_deliveries():
             self._deliveries[delivery.target].append(delivery)
-        # -- KMS keys (failure-path rules) --
-        self._key_policies: dict[str, list[KeyPolicy]] = defaultdict(list)
-        self._loose_key_policy = False
-        for key_policy in self._of_kind(KeyPolicy):
-            if isinstance(self.get(key_policy.key), Key):
-                self._key_policies[key_policy.key].append(key_policy)
-            else:
-                self._loose_key_policy = True
-        # -- IAM roles (failure-path rules) --
-        self._role_policies: dict[str, list[Node]] = defaultdict(list)
-        self._loose_role_policy = False
+        # -- KMS keys and IAM roles (failure-path rules) --
+        # a policy naming what the loader could not resolve may be any key's or role's
+        self._loose_key_policy = any(not isinstance(self.get(p.key), Key) for p in self._of_kind(KeyPolicy))
         holders: list[IamPolicy | PolicyAttachment] = [*self._of_kind(IamPolicy), *self._of_kind(PolicyAttachment)]
-        for holder in holders:
-            named = ((holder.role,) if holder.role else ()) + holder.roles
-            for role_id in named:
-                if isinstance(self.get(role_id), Role):
-                    self._role_policies[role_id].append(holder)
-                else:
-                    self._loose_role_policy = True
+        self._loose_role_policy = any(not isinstance(self.get(role_id), Role)
+                                      for holder in holders for name in _ROLES
+                                      for role_id in _ids(getattr(holder, name)))
 
     def _all_deliveries(self) -> Iterable[Delivery]:
         for sub in self._of_kind(Subscription):
@@ -195,16 +155,21 @@ class Graph:
         return isinstance(self.get(node_id), External)
 
     # -- edges -------------------------------------------------------------
+    def indexed(self, kind: type[N], fields: tuple[str, ...], node_id: str) -> list[N]:
+        """The nodes of ``kind`` whose ``fields`` name ``node_id``, in model order: one of the
+        indexes the schema lists for the kind (``Kind.indexes``)."""
+        return list(self._indexes[(kind, fields)].get(node_id, ()))  # type: ignore[arg-type]
+
     def subscriptions_of(self, topic_id: str) -> list[Subscription]:
-        return list(self._subs_of_topic.get(topic_id, ()))
+        return self.indexed(Subscription, ("topic",), topic_id)
 
     def subscriptions_to(self, endpoint_id: str) -> list[Subscription]:
         """Subscriptions delivering to a queue or function."""
-        return list(self._subs_to.get(endpoint_id, ()))
+        return self.indexed(Subscription, ("endpoint",), endpoint_id)
 
     def consumers_of(self, queue_id: str) -> list[EventSourceMapping]:
         """Event source mappings reading the queue."""
-        return list(self._consumers.get(queue_id, ()))
+        return self.indexed(EventSourceMapping, ("source",), queue_id)
 
     @staticmethod
     def redrive_of(queue: Queue) -> Redrive | None:
@@ -217,7 +182,7 @@ class Graph:
 
     def sources_of(self, dlq_id: str) -> list[Queue]:
         """Queues whose redrive policy names ``dlq_id``."""
-        return list(self._sources_of.get(dlq_id, ()))
+        return self.indexed(Queue, ("redrive",), dlq_id)
 
     def dead_letter_uses(self, node_id: str) -> list[DeadLetterUse]:
         """Other settings that name the node as a dead-letter target."""
@@ -225,16 +190,16 @@ class Graph:
 
     def is_dead_letter_target(self, node_id: str) -> bool:
         return bool(
-            self._sources_of.get(node_id)
+            self._indexes[(Queue, ("redrive",))].get(node_id)
             or self._dead_letter_uses.get(node_id)
-            or self._subscription_dlqs.get(node_id)
+            or self._indexes[(Subscription, ("redrive_dlq",))].get(node_id)
         )
 
     def policies_for(self, queue_id: str) -> list[QueuePolicy]:
-        return list(self._policies.get(queue_id, ()))
+        return self.indexed(QueuePolicy, ("queues",), queue_id)
 
     def permissions_for(self, function_id: str) -> list[LambdaPermission]:
-        return list(self._permissions.get(function_id, ()))
+        return self.indexed(LambdaPermission, ("function",), function_id)
 
     def mentions_of(self, node_id: str, role: str | None = None) -> list[Mention]:
         """Resources the graph does not model that name the node (with ``role``, when given)."""
@@ -246,15 +211,15 @@ class Graph:
 
     def invoke_configs_for(self, function_id: str) -> list[InvokeConfig]:
         """The function's asynchronous invocation configurations, whatever their qualifier."""
-        return list(self._invoke_configs.get(function_id, ()))
+        return self.indexed(InvokeConfig, ("function",), function_id)
 
     def pipes_reading(self, source_id: str) -> list[Pipe]:
         """EventBridge pipes polling the queue or stream (consumers beside its mappings)."""
-        return list(self._pipes_reading.get(source_id, ()))
+        return self.indexed(Pipe, ("source",), source_id)
 
     def mappings_for(self, function_id: str) -> list[EventSourceMapping]:
         """Event source mappings invoking the function."""
-        return list(self._mappings_of.get(function_id, ()))
+        return self.indexed(EventSourceMapping, ("function",), function_id)
 
     def may_be_on_success(self, node_id: str) -> bool:
         """An on-success destination of the unit is, or may be, the node."""
@@ -269,7 +234,9 @@ class Graph:
 
     def key_policies_for(self, key_id: str) -> list[KeyPolicy]:
         """Key policies written apart from the key (``aws_kms_key_policy``)."""
-        return list(self._key_policies.get(key_id, ()))
+        if not isinstance(self.get(key_id), Key):
+            return []
+        return self.indexed(KeyPolicy, ("key",), key_id)
 
     @property
     def has_loose_key_policy(self) -> bool:
@@ -285,7 +252,9 @@ class Graph:
     def policies_of_role(self, role_id: str) -> list[Node]:
         """The ``IamPolicy`` and ``PolicyAttachment`` nodes that name the role (its inline
         policies included); the role's ``managed`` list names the others."""
-        return list(self._role_policies.get(role_id, ()))
+        if not isinstance(self.get(role_id), Role):
+            return []
+        return [*self.indexed(IamPolicy, _ROLES, role_id), *self.indexed(PolicyAttachment, _ROLES, role_id)]
 
     @property
     def has_loose_role_policy(self) -> bool:
@@ -297,3 +266,20 @@ class Graph:
         policy: SNS subscriptions and their DLQs, EventBridge targets and their DLQs, S3
         notifications (in model order)."""
         return list(self._deliveries.get(node_id, ()))
+
+
+_ROLES = ("role", "roles")  # the index of policies and attachments by the roles they name
+
+
+def _ids(value: object) -> tuple[str, ...]:
+    """The node ids a field of a node names: a reference (an id, or None), a list of them,
+    a destination (``Known(id)``), a redrive policy (its dead-letter queue)."""
+    if isinstance(value, Known):
+        value = value.value
+    if isinstance(value, Redrive):
+        return (value.dlq,)
+    if isinstance(value, str):
+        return (value,) if value else ()
+    if isinstance(value, tuple):
+        return value
+    return ()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.model.values import Known, Unknown, Value
 
@@ -76,7 +77,7 @@ class Written(ValueRecord):
     says so here, so a rule can tell the user what to write without knowing SAM.
     """
 
-    format: str  # "cloudformation" or "terraform": whose property names the messages use
+    format: Format  # CLOUDFORMATION or TERRAFORM: whose property names the messages use
     construct: str = ""  # what the user wrote, when not a plain resource: "SAM SQS event"
     transform: bool = False  # made by a transform (SAM): the topology view says "from <construct>"
     generated: bool = False  # output of a tool (CDK, a plan): fixes go to the tool's source, never here
@@ -97,8 +98,8 @@ class Written(ValueRecord):
         return next((why for key, why in self.fixed if key in (field_name, "*")), None)
 
 
-CLOUDFORMATION = Written("cloudformation")
-TERRAFORM = Written("terraform")
+CLOUDFORMATION = Written(Format.CLOUDFORMATION)
+TERRAFORM = Written(Format.TERRAFORM)
 
 
 class Body:
@@ -561,7 +562,7 @@ class Unit(ValueRecord):
     an application (linked templates), its first template, with every file in ``files``."""
 
     path: str
-    format: str  # cloudformation | terraform | terraform-plan
+    format: Format
     files: tuple[str, ...] = field(default=())
 
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import (
     EXPORTS,
     PUBLISHES_ONLY,
@@ -72,6 +73,11 @@ from fanout_lint.model.nodes import (
     Topic,
 )
 
+# The kinds a reference names: a ``ref:<kind>``, ``refs:<kind>`` or ``at:<kind>`` field
+# (``ref:any``, ``refs:any``: a node of any kind), and what a literal name (no ARN or URL)
+# is looked up as, among the physical names of the kinds that have a ``name`` field.
+REFERENCED = ("queue", "topic", "function", "event_rule", "bucket", "key", "role")  # key, role: failure paths
+
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Field:
@@ -84,10 +90,11 @@ class Field:
     default: str | None = None  # key of model.defaults.DEFAULTS
     unit: str = ""  # how messages measure it: "s"
 
-    def path(self, format: str) -> str:
-        return self.cfn if format == "cloudformation" else self.tf
+    def path(self, format: Format) -> str:
+        """The path in the names of ``format``'s resources (``Format.vocabulary``)."""
+        return self.tf if format.vocabulary is Format.TERRAFORM else self.cfn
 
-    def steps(self, format: str) -> tuple[str, ...]:
+    def steps(self, format: Format) -> tuple[str, ...]:
         """The path as the keys a view follows (a document's key is one more step)."""
         return _steps(self.path(format))
 
@@ -122,13 +129,35 @@ class Items:
     marks: tuple[tuple[str, object], ...] = ()  # fields every item node has: (("inline", True),)
     tf: str = ""
 
-    def path_of(self, format: str) -> str:
-        return self.path if format == "cloudformation" else self.tf
+    def path_of(self, format: Format) -> str:
+        return self.tf if format.vocabulary is Format.TERRAFORM else self.path
+
+
+# Shapes of the topology view: names that each diagram format maps to its own syntax
+# (``reports/dot.py``, ``reports/mermaid.py``), so a kind says how it looks once.
+HEXAGON, CYLINDER, STADIUM, PARALLELOGRAM, SUBROUTINE, DASHED = (
+    "hexagon", "cylinder", "stadium", "parallelogram", "subroutine", "dashed")
+FLAG, HOUSE, FOLDER, BOX3D, BOLD_STADIUM, BOX, OCTAGON, TAB = (
+    "flag", "house", "folder", "box3d", "bold-stadium", "box", "octagon", "tab")
+SHAPES = (HEXAGON, CYLINDER, STADIUM, PARALLELOGRAM, SUBROUTINE, DASHED, FLAG, HOUSE, FOLDER, BOX3D, BOLD_STADIUM,
+          BOX, OCTAGON, TAB)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Drawing:
+    """How the topology view (``reports/topology.py``) shows a node of a kind."""
+
+    view: str  # the view's name for the kind: a node's ``kind`` in ``graph --format json``
+    title: str  # what it is called for humans, the first line under the node's name
+    shape: str  # one of SHAPES
+    always: bool = False  # drawn even when no edge and no finding reaches it
+    connector: bool = False  # it sits between two resources: half a hop for ``--focus``
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Kind:
-    """One kind of node: its resource types in each format and its fields."""
+    """One kind of node: its resource types in each format and its fields; how the
+    topology view draws it; what the graph indexes its nodes by."""
 
     key: str  # "queue", as literal names are indexed and messages say
     node: type[Node] | None  # None: the resource only records dead-letter uses
@@ -137,6 +166,11 @@ class Kind:
     fields: tuple[Field, ...]
     items: tuple[Items, ...] = ()
     marks: tuple[tuple[str, object], ...] = ()  # fields every node of the kind has: (("service", "kinesis"),)
+    # None: not drawn; a finding on it is shown on what it governs (a queue policy's queues)
+    drawing: Drawing | None = None
+    # The graph keeps the nodes of the kind's class by the node ids each group of fields
+    # names (``Graph.indexed``): (("topic",),) lists a topic's subscriptions.
+    indexes: tuple[tuple[str, ...], ...] = ()
 
     def field(self, name: str) -> Field | None:
         for field in self.fields:
@@ -165,7 +199,7 @@ QUEUE = Kind("queue", Queue, ("AWS::SQS::Queue",), ("aws_sqs_queue",), (
     Field("deduplication_scope", "DeduplicationScope", "deduplication_scope", "text", "queue.deduplication_scope"),
     Field("fifo_throughput_limit", "FifoThroughputLimit", "fifo_throughput_limit", "text",
           "queue.fifo_throughput_limit"),
-))
+), drawing=Drawing("queue", "SQS queue", CYLINDER, always=True), indexes=(("redrive",),))
 
 SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), ("aws_sns_topic_subscription",), (
     Field("topic", "TopicArn", "topic_arn", "ref:topic"),
@@ -178,14 +212,16 @@ SUBSCRIPTION = Kind("subscription", Subscription, ("AWS::SNS::Subscription",), (
     # -- filter policies (FL006, FL007) --
     Field("filter_shape", "FilterPolicy", "filter_policy", "filter_policy"),
     Field("filter_scope", "FilterPolicyScope", "filter_policy_scope", "text", "subscription.filter_policy_scope"),
-))
+), drawing=Drawing("subscription", "subscription", STADIUM, always=True, connector=True),
+   indexes=(("topic",), ("endpoint",), ("redrive_dlq",)))
 
 TOPIC = Kind("topic", Topic, ("AWS::SNS::Topic",), ("aws_sns_topic",), (
     Field("name", "TopicName", "name"),
     Field("fifo", "FifoTopic", "fifo_topic", "bool", "topic.fifo"),
     Field("kms_master_key_id", "KmsMasterKeyId", "kms_master_key_id"),
     Field("kms_key", "KmsMasterKeyId", "kms_master_key_id", "at:key"),
-), items=(Items("Subscription", SUBSCRIPTION, "inline subscription", "topic", (("inline", True),)),))
+), items=(Items("Subscription", SUBSCRIPTION, "inline subscription", "topic", (("inline", True),)),),
+   drawing=Drawing("topic", "SNS topic", HEXAGON, always=True))
 
 FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_function",), (
     Field("name", "FunctionName", "function_name"),
@@ -194,7 +230,7 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
     Field("role", "Role", "role", "at:role"),  # failure paths
     Field("recursive_loop", "RecursiveLoop", "", "text"),  # failure paths; Terraform: aws_lambda_function_recursion_config
-))
+), drawing=Drawing("function", "Lambda function", SUBROUTINE))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
                ("aws_lambda_event_source_mapping",), (
@@ -223,24 +259,25 @@ MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping"
     # -- batching and provisioned mode (FL205, FL206) --
     Field("maximum_pollers", "ProvisionedPollerConfig.MaximumPollers", "provisioned_poller_config.maximum_pollers",
           "int", "mapping.maximum_pollers"),
-))
+), drawing=Drawing("mapping", "event source mapping", PARALLELOGRAM, always=True, connector=True),
+   indexes=(("source",), ("function",)))
 
 QUEUE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueuePolicy",), ("aws_sqs_queue_policy",), (
     Field("queues", "Queues", "queue_url", "refs:queue"),
     Field("statements", "PolicyDocument", "policy", "policy"),
-))
+), indexes=(("queues",),))
 
 QUEUE_INLINE_POLICY = Kind("queue_policy", QueuePolicy, ("AWS::SQS::QueueInlinePolicy",), (), (
     Field("queues", "Queue", "", "refs:queue"),
     Field("statements", "PolicyDocument", "", "policy"),
-))
+), indexes=(("queues",),))
 
 PERMISSION = Kind("permission", LambdaPermission, ("AWS::Lambda::Permission",), ("aws_lambda_permission",), (
     Field("function", "FunctionName", "function_name", "ref:function"),
     Field("principal", "Principal", "principal"),
     Field("action", "Action", "action"),
     Field("source_arn", "SourceArn", "source_arn", "named"),
-))
+), indexes=(("function",),))
 
 INVOKE_CONFIG = Kind("invoke_config", InvokeConfig, ("AWS::Lambda::EventInvokeConfig",),
                      ("aws_lambda_function_event_invoke_config",), (
@@ -254,7 +291,7 @@ INVOKE_CONFIG = Kind("invoke_config", InvokeConfig, ("AWS::Lambda::EventInvokeCo
           "invoke.maximum_retry_attempts"),
     Field("maximum_event_age", "MaximumEventAgeInSeconds", "maximum_event_age_in_seconds", "int",
           "invoke.maximum_event_age", "s"),
-))
+), indexes=(("function",),))
 
 # An EventBridge rule's target: an item of AWS::Events::Rule.Targets, or a resource of its own.
 EVENT_TARGET = Kind("event_target", EventTarget, (), ("aws_cloudwatch_event_target",), (
@@ -267,7 +304,7 @@ EVENT_TARGET = Kind("event_target", EventTarget, (), ("aws_cloudwatch_event_targ
           "event_target.retry_attempts"),
     Field("event_age", "RetryPolicy.MaximumEventAgeInSeconds", "retry_policy.maximum_event_age_in_seconds", "int",
           "event_target.event_age", "s"),
-))
+), drawing=Drawing("target", "EventBridge target", STADIUM, always=True, connector=True))
 
 EVENT_RULE = Kind("event_rule", EventRule, ("AWS::Events::Rule",), ("aws_cloudwatch_event_rule",), (
     Field("name", "Name", "name"),
@@ -275,7 +312,8 @@ EVENT_RULE = Kind("event_rule", EventRule, ("AWS::Events::Rule",), ("aws_cloudwa
     Field("enabled", "", "is_enabled", "bool"),
     Field("schedule", "ScheduleExpression", "schedule_expression"),
     Field("pattern", "EventPattern", "event_pattern", "written"),
-), items=(Items("Targets", EVENT_TARGET, "EventBridge target", "rule"),))
+), items=(Items("Targets", EVENT_TARGET, "EventBridge target", "rule"),),
+   drawing=Drawing("rule", "EventBridge rule", FLAG, always=True))
 
 # An EventBridge Scheduler schedule is its own target: it invokes with a role, and its
 # default retry policy is not documented (so none is assumed).
@@ -289,13 +327,15 @@ SCHEDULE = Kind("schedule", EventTarget, ("AWS::Scheduler::Schedule",), ("aws_sc
           "target.retry_policy.maximum_event_age_in_seconds", "int", unit="s"),
     Field("state", "State", "state"),
     Field("schedule", "ScheduleExpression", "schedule_expression"),
-), marks=(("scheduler", True),))
+), marks=(("scheduler", True),), drawing=Drawing("schedule", "EventBridge Scheduler schedule", HOUSE, always=True))
 
 # What a stream mapping reads: the stream, its consumer, or the table whose stream it is.
 KINESIS_STREAM = Kind("stream", Stream, ("AWS::Kinesis::Stream", "AWS::Kinesis::StreamConsumer"),
-                      ("aws_kinesis_stream", "aws_kinesis_stream_consumer"), (), marks=(("service", "kinesis"),))
+                      ("aws_kinesis_stream", "aws_kinesis_stream_consumer"), (), marks=(("service", "kinesis"),),
+                      drawing=Drawing("stream", "Kinesis stream", BOX3D))
 DYNAMODB_STREAM = Kind("stream", Stream, ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable"),
-                       ("aws_dynamodb_table",), (), marks=(("service", "dynamodb"),))
+                       ("aws_dynamodb_table",), (), marks=(("service", "dynamodb"),),
+                       drawing=Drawing("stream", "DynamoDB stream", BOX3D))
 
 # -- EventBridge Pipes --------------------------------------------------------
 # A pipe reads its source as a mapping does and invokes its target with its role. A
@@ -323,29 +363,38 @@ PIPE = Kind("pipe", Pipe, ("AWS::Pipes::Pipe",), ("aws_pipes_pipe",), (
     Field("invocation_type", "TargetParameters.StepFunctionStateMachineParameters.InvocationType",
           "target_parameters.step_function_state_machine_parameters.invocation_type", "text",
           "pipe.invocation_type"),
-))
+), drawing=Drawing("pipe", "EventBridge pipe", BOLD_STADIUM, always=True, connector=True), indexes=(("source",),))
 # -- end of EventBridge Pipes ---------------------------------------------------
 
 # -- targets EventBridge reaches only through an execution role ---------------
+def _service(title: str) -> Drawing:
+    return Drawing("service", title, BOX)
+
+
 STATE_MACHINE = Kind("state_machine", RoleTarget, ("AWS::StepFunctions::StateMachine",), ("aws_sfn_state_machine",), (
     Field("machine_type", "StateMachineType", "type", "text", "state_machine.type"),
-), marks=(("service", "states"),))
+), marks=(("service", "states"),), drawing=_service("Step Functions state machine"))
 ROLE_TARGETS = (
     STATE_MACHINE,
     Kind("delivery_stream", RoleTarget, ("AWS::KinesisFirehose::DeliveryStream",),
-         ("aws_kinesis_firehose_delivery_stream",), (), marks=(("service", "firehose"),)),
-    Kind("ecs_cluster", RoleTarget, ("AWS::ECS::Cluster",), ("aws_ecs_cluster",), (), marks=(("service", "ecs"),)),
+         ("aws_kinesis_firehose_delivery_stream",), (), marks=(("service", "firehose"),),
+         drawing=_service("Firehose delivery stream")),
+    Kind("ecs_cluster", RoleTarget, ("AWS::ECS::Cluster",), ("aws_ecs_cluster",), (), marks=(("service", "ecs"),),
+         drawing=_service("ECS cluster")),
     Kind("batch_job_queue", RoleTarget, ("AWS::Batch::JobQueue",), ("aws_batch_job_queue",), (),
-         marks=(("service", "batch"),)),
+         marks=(("service", "batch"),), drawing=_service("Batch job queue")),
     Kind("api_destination", RoleTarget, ("AWS::Events::ApiDestination",), ("aws_cloudwatch_event_api_destination",),
-         (), marks=(("service", "api-destination"),)),
+         (), marks=(("service", "api-destination"),), drawing=_service("API destination")),
 )
 # -- end of role targets ----------------------------------------------------------
 
 # S3 event notifications, one node per destination: in CloudFormation the bucket's
 # NotificationConfiguration lists, in Terraform the blocks of aws_s3_bucket_notification.
-S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "Queue", "queue_arn", "ref:queue"),))
-S3_TO_TOPIC = Kind("notification", Notification, (), (), (Field("destination", "Topic", "topic_arn", "ref:topic"),))
+_NOTIFICATION = Drawing("notification", "S3 notification", STADIUM, always=True, connector=True)
+S3_TO_QUEUE = Kind("notification", Notification, (), (), (Field("destination", "Queue", "queue_arn", "ref:queue"),),
+                   drawing=_NOTIFICATION)
+S3_TO_TOPIC = Kind("notification", Notification, (), (), (Field("destination", "Topic", "topic_arn", "ref:topic"),),
+                   drawing=_NOTIFICATION)
 S3_TO_FUNCTION = Kind("notification", Notification, (), (), (
     Field("destination", "Function", "lambda_function_arn", "ref:function"),
     # failure paths (recursive loops)
@@ -353,7 +402,7 @@ S3_TO_FUNCTION = Kind("notification", Notification, (), (), (
     Field("filter", "Filter", "", "written"),
     Field("filter_prefix", "", "filter_prefix", "written"),
     Field("filter_suffix", "", "filter_suffix", "written"),
-))
+), drawing=_NOTIFICATION)
 _S3_NOTIFICATIONS = (
     Items("NotificationConfiguration.QueueConfigurations", S3_TO_QUEUE, "S3 notification", "bucket", tf="queue"),
     Items("NotificationConfiguration.TopicConfigurations", S3_TO_TOPIC, "S3 notification", "bucket", tf="topic"),
@@ -362,7 +411,7 @@ _S3_NOTIFICATIONS = (
 )
 BUCKET = Kind("bucket", Bucket, ("AWS::S3::Bucket",), ("aws_s3_bucket",), (
     Field("name", "BucketName", "bucket"),
-), items=_S3_NOTIFICATIONS)
+), items=_S3_NOTIFICATIONS, drawing=Drawing("bucket", "S3 bucket", FOLDER))
 BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_notification",), (
     Field("bucket", "", "bucket", "ref:bucket"),
 ), items=_S3_NOTIFICATIONS)
@@ -371,32 +420,37 @@ BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_noti
 # -- KMS keys and their policies (failure-path rules) ---------------------------------
 KEY = Kind("key", Key, ("AWS::KMS::Key",), ("aws_kms_key",), (
     Field("policy", "KeyPolicy", "policy", "key_policy"),
-))
+), drawing=Drawing("key", "KMS key", OCTAGON))
 KEY_POLICY = Kind("key_policy", KeyPolicy, (), ("aws_kms_key_policy",), (
     Field("key", "", "key_id", "ref:key"),
     Field("statements", "", "policy", "key_policy"),
-))
+), indexes=(("key",),))
 # IAM roles and the policies that give them permissions.
-INLINE_POLICY = Kind("iam_policy", IamPolicy, (), (), (Field("statements", "PolicyDocument", "policy", "policy"),))
+# A policy, inline or not, and an attachment are indexed by every role they name, in one
+# index (``role`` or ``roles``, whichever the resource writes), in model order.
+_BY_ROLES = (("role", "roles"),)
+INLINE_POLICY = Kind("iam_policy", IamPolicy, (), (), (Field("statements", "PolicyDocument", "policy", "policy"),),
+                     indexes=_BY_ROLES)
 ROLE = Kind("role", Role, ("AWS::IAM::Role",), ("aws_iam_role",), (
     Field("managed", "ManagedPolicyArns", "managed_policy_arns", "refs:any"),
     Field("managed_arns", "ManagedPolicyArns", "managed_policy_arns", "strings"),
     Field("inline_written", "Policies", "inline_policy", "written"),
-), items=(Items("Policies", INLINE_POLICY, "inline policy", "role", tf="inline_policy"),))
+), items=(Items("Policies", INLINE_POLICY, "inline policy", "role", tf="inline_policy"),),
+   drawing=Drawing("role", "IAM role", TAB))
 IAM_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy"), ("aws_iam_policy",), (
     Field("roles", "Roles", "", "refs:role"),
     Field("statements", "PolicyDocument", "policy", "policy"),
-))
+), indexes=_BY_ROLES)
 ROLE_POLICY = Kind("iam_policy", IamPolicy, ("AWS::IAM::RolePolicy",), ("aws_iam_role_policy",), (
     Field("role", "RoleName", "role", "ref:role"),
     Field("statements", "PolicyDocument", "policy", "policy"),
-))
+), indexes=_BY_ROLES)
 POLICY_ATTACHMENT = Kind("policy_attachment", PolicyAttachment, (),
                          ("aws_iam_role_policy_attachment", "aws_iam_policy_attachment"), (
     Field("role", "", "role", "ref:role"),
     Field("roles", "", "roles", "refs:role"),
     Field("policy", "", "policy_arn", "ref:any"),
-))
+), indexes=_BY_ROLES)
 FAILURE_PATH_KINDS = (KEY, KEY_POLICY, ROLE, IAM_POLICY, ROLE_POLICY, POLICY_ATTACHMENT)
 
 
@@ -514,7 +568,7 @@ BY_TYPE: dict[str, Kind] = {t: kind for kind in KINDS for t in kind.cfn_types + 
 ITEM_TYPES: dict[str, Kind] = {
     f"{t}.{items.path_of(fmt)}": items.kind
     for kind in KINDS for items in kind.items
-    for fmt, types in (("cloudformation", kind.cfn_types), ("terraform", kind.tf_types)) for t in types
+    for fmt, types in ((Format.CLOUDFORMATION, kind.cfn_types), (Format.TERRAFORM, kind.tf_types)) for t in types
     if items.path_of(fmt)
 }
 # The kind a node's messages speak of: the first kind that builds that node type.
@@ -525,9 +579,27 @@ for _kind in KINDS:
 del _kind
 
 
+# Every kind, item kinds included (an inline policy is built only as a role's item).
+EVERY_KIND: tuple[Kind, ...] = tuple(dict.fromkeys(
+    k for kind in KINDS for k in (kind, *(items.kind for items in kind.items))))
+# What the graph indexes each node class by: the groups of fields its kinds list, once each.
+INDEXES: dict[type, tuple[tuple[str, ...], ...]] = {}
+for _kind in EVERY_KIND:
+    if _kind.node is not None and _kind.indexes:
+        INDEXES[_kind.node] = tuple(dict.fromkeys((*INDEXES.get(_kind.node, ()), *_kind.indexes)))
+del _kind
+
+
 def kind_of(node: Node) -> Kind | None:
     """The kind a node was built from (its resource type when known, else its class)."""
     return BY_TYPE.get(node.type) or ITEM_TYPES.get(node.type) or BY_NODE.get(type(node))
+
+
+def own_kind(node: Node) -> Kind | None:
+    """The kind that built the node: ``kind_of`` when that kind builds the node's class,
+    else its class's first kind (a queue policy written as ``aws_sqs_queue``'s argument)."""
+    kind = kind_of(node)
+    return kind if kind is not None and kind.node is type(node) else BY_NODE.get(type(node))
 
 
 def field_of(node: Node, name: str) -> Field | None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Node
 from fanout_lint.model.schema import KINDS, field_of
 
 if TYPE_CHECKING:
     from typing import Any
-
-CLOUDFORMATION, TERRAFORM = "cloudformation", "terraform"
 
 
 def term(node: Node, field_name: str) -> str:
@@ -36,7 +35,7 @@ def setting(node: Node, field_name: str, value: Any) -> str:
     path = _path(node, field_name)
     document, _, key = path.rpartition("/")
     fmt = node.written.format
-    written = f"{key} = {literal(fmt, value)}" if fmt == TERRAFORM else f"{key}: {literal(fmt, value)}"
+    written = f"{key} = {literal(fmt, value)}" if is_terraform(node) else f"{key}: {literal(fmt, value)}"
     return f"{written} in {document}" if document else written
 
 
@@ -55,7 +54,7 @@ def resource_type(node: Node, kind_key: str) -> str:
     ``aws_sqs_queue_policy``, for advice such as "add a queue policy"."""
     for kind in KINDS:
         if kind.key == kind_key:
-            types = kind.tf_types if node.written.format == TERRAFORM else kind.cfn_types
+            types = kind.tf_types if is_terraform(node) else kind.cfn_types
             if types:
                 return types[0]
     raise KeyError(kind_key)
@@ -73,10 +72,11 @@ def term_of(node: Node, kind_key: str, field_name: str) -> str:
 
 
 def is_terraform(node: Node) -> bool:
-    return node.written.format == TERRAFORM
+    """The node's settings are Terraform arguments (else CloudFormation properties)."""
+    return node.written.format.vocabulary is Format.TERRAFORM
 
 
-def literal(fmt: str, value: Any) -> str:
+def literal(fmt: Format, value: Any) -> str:
     """A value as the format writes it (YAML flow style for CloudFormation, HCL)."""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -84,7 +84,7 @@ def literal(fmt: str, value: Any) -> str:
         return str(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(literal(fmt, v) for v in value) + "]"
-    if fmt == TERRAFORM:
+    if fmt.vocabulary is Format.TERRAFORM:
         return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
     return str(value)
 
@@ -96,7 +96,7 @@ def _path(node: Node, field_name: str) -> str:
     field = field_of(node, field_name)
     if field is None:
         raise KeyError(f"{type(node).__name__} has no setting {field_name!r}")
-    path = field.path(TERRAFORM if node.written.format == TERRAFORM else CLOUDFORMATION)
+    path = field.path(node.written.format)
     if not path:
         raise KeyError(f"{field_name!r} has no name in {node.written.format}")
     return path

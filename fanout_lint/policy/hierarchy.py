@@ -34,6 +34,7 @@ from dataclasses import dataclass, replace
 
 from fanout_lint.files.confine import Roots, is_link, lexists
 from fanout_lint.files.repository import top_level
+from fanout_lint.model.format import Format
 from fanout_lint.model.record import Record
 from fanout_lint.policy.config import (
     DEDICATED,
@@ -194,11 +195,11 @@ class Hierarchy:
         return self.scope_of(os.path.commonpath(absolute), record=False)
 
     # -- what the engine asks ------------------------------------------------------
-    def unit_settings(self, path: str, kind: str, run: Settings) -> Settings:
+    def unit_settings(self, path: str, format: Format, run: Settings) -> Settings:
         """The settings a unit at ``path`` is linted under: its scope's, with what the run
         decides (``RUN_FIELDS``) from ``run``. The same object for the same scope, so that
         worker processes get each once."""
-        directory = os.path.abspath(path) if kind == "terraform" else os.path.dirname(os.path.abspath(path))
+        directory = os.path.abspath(path) if format is Format.TERRAFORM else os.path.dirname(os.path.abspath(path))
         scope = self.scope_of(directory)
         key = (id(scope), id(run))
         found = self._run.get(key)

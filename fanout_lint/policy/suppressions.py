@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fanout_lint.model.format import Format, unknown
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import Loc, Suppression
 from fanout_lint.policy.settings import find_rule, renamed, rule_suggestion
@@ -196,7 +197,7 @@ def file_suppressions(graph: Graph) -> list[Suppression]:
 # Where an ``ignore=`` comment is read: Terraform above or in a block, a Serverless service
 # above a function or an event. A CloudFormation template reads none (its suppressions are
 # Metadata), so there every one is a notice, as a Terraform comment on no block is.
-_COMMENTS_READ = ("terraform", "serverless", "cloudformation")
+_COMMENTS_READ = (Format.TERRAFORM, Format.SERVERLESS, Format.CLOUDFORMATION)
 
 
 def _orphan_comments(graph: Graph, on_resources: list[Suppression]):
@@ -239,19 +240,23 @@ def _next_block(lines: list[str], number: int) -> str:
     return ""
 
 
-def _orphan(rules: str, block: str, unit_format: str = "terraform") -> str:
-    if unit_format == "cloudformation":
-        return (f"suppression of {rules} is a comment, which CloudFormation templates do not read, so it "
-                "suppresses nothing: write it in the resource's Metadata (`Metadata: {fanout-lint: {ignore: "
-                f"[{{rule: {rules}, reason: ...}}]}}}}`)")
-    if unit_format == "serverless":
-        return (f"suppression of {rules} is on no function or event, so it suppresses nothing: write it on the "
-                "line above a function's key or an event's item; a resource of resources.Resources takes "
-                "CloudFormation's Metadata form (`Metadata: {fanout-lint: {ignore: "
-                f"[{{rule: {rules}, reason: ...}}]}}}}`)")
-    if block == "module":
-        return (f"suppression of {rules} is above a module block, where it suppresses nothing: put it on "
-                "the resource inside the module's files (`# fanout-lint: ignore=...` on the line above "
-                "its `resource` block)")
-    return (f"suppression of {rules} is on no resource block, so it suppresses nothing: write it on the "
-            "line above a `resource` block (no blank line between) or inside the block")
+def _orphan(rules: str, block: str, unit_format: Format) -> str:
+    match unit_format:
+        case Format.CLOUDFORMATION:
+            return (f"suppression of {rules} is a comment, which CloudFormation templates do not read, so it "
+                    "suppresses nothing: write it in the resource's Metadata (`Metadata: {fanout-lint: {ignore: "
+                    f"[{{rule: {rules}, reason: ...}}]}}}}`)")
+        case Format.SERVERLESS:
+            return (f"suppression of {rules} is on no function or event, so it suppresses nothing: write it on "
+                    "the line above a function's key or an event's item; a resource of resources.Resources "
+                    "takes CloudFormation's Metadata form (`Metadata: {fanout-lint: {ignore: "
+                    f"[{{rule: {rules}, reason: ...}}]}}}}`)")
+        case Format.TERRAFORM | Format.TERRAFORM_PLAN:
+            if block == "module":
+                return (f"suppression of {rules} is above a module block, where it suppresses nothing: put it "
+                        "on the resource inside the module's files (`# fanout-lint: ignore=...` on the line "
+                        "above its `resource` block)")
+            return (f"suppression of {rules} is on no resource block, so it suppresses nothing: write it on "
+                    "the line above a `resource` block (no blank line between) or inside the block")
+        case _:
+            unknown(unit_format)

@@ -7,51 +7,40 @@ view's own, between the lines of a label.
 
 from __future__ import annotations
 
-from fanout_lint.reports.topology import (
-    BUCKET,
-    DLQ,
-    EXTERNAL,
-    FILL,
-    FUNCTION,
-    KEY,
-    MAPPING,
-    MISSING,
-    NOTIFICATION,
-    PIPE,
-    QUEUE,
-    ROLE,
-    RULE,
-    SCHEDULE,
-    SERVICE,
-    STREAM,
-    STROKE,
-    SUBSCRIPTION,
-    TARGET,
-    TOPIC,
-    Topology,
-    ViewEdge,
-    ViewNode,
+from fanout_lint.model.schema import (
+    BOLD_STADIUM,
+    BOX,
+    BOX3D,
+    CYLINDER,
+    DASHED,
+    FLAG,
+    FOLDER,
+    HEXAGON,
+    HOUSE,
+    OCTAGON,
+    PARALLELOGRAM,
+    STADIUM,
+    SUBROUTINE,
+    TAB,
 )
+from fanout_lint.reports.topology import DLQ, FILL, STROKE, Topology, ViewEdge, ViewNode
 
+# (shape, style) per shape of the schema
 _SHAPES = {
-    TOPIC: ("hexagon", ""),
-    SUBSCRIPTION: ("box", "rounded"),
-    QUEUE: ("cylinder", ""),
-    DLQ: ("cylinder", ""),
-    MAPPING: ("box", "rounded,diagonals"),
-    FUNCTION: ("component", ""),
-    EXTERNAL: ("box", "dashed"),
-    MISSING: ("box", "dashed"),
-    RULE: ("cds", ""),
-    SCHEDULE: ("house", ""),
-    TARGET: ("box", "rounded"),
-    BUCKET: ("folder", ""),
-    NOTIFICATION: ("box", "rounded"),
-    STREAM: ("box3d", ""),
-    PIPE: ("box", "rounded,bold"),
-    SERVICE: ("box", ""),
-    KEY: ("octagon", ""),
-    ROLE: ("tab", ""),
+    HEXAGON: ("hexagon", ""),
+    STADIUM: ("box", "rounded"),
+    CYLINDER: ("cylinder", ""),
+    PARALLELOGRAM: ("box", "rounded,diagonals"),
+    SUBROUTINE: ("component", ""),
+    DASHED: ("box", "dashed"),
+    FLAG: ("cds", ""),
+    HOUSE: ("house", ""),
+    FOLDER: ("folder", ""),
+    BOX3D: ("box3d", ""),
+    BOLD_STADIUM: ("box", "rounded,bold"),
+    BOX: ("box", ""),
+    OCTAGON: ("octagon", ""),
+    TAB: ("tab", ""),
 }
 
 
@@ -90,7 +79,7 @@ def render(topology: Topology) -> str:
 
 
 def _node_attributes(node: ViewNode) -> str:
-    shape, style = _SHAPES[node.kind]
+    shape, style = _SHAPES[node.shape]
     styles = [s for s in (style,) if s]
     text = [node.label, *node.details, *(f"{m.severity.value}: {m.name}" for m in node.marks)]
     attributes = [f"label={quote(chr(10).join(text))}", f"shape={shape}"]

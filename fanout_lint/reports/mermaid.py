@@ -11,53 +11,41 @@ the error colours vanish).
 
 from __future__ import annotations
 
-from fanout_lint.reports.topology import (
-    BUCKET,
-    DLQ,
-    EXTERNAL,
-    FILL,
-    FUNCTION,
-    KEY,
-    MAPPING,
-    MISSING,
-    NOTIFICATION,
-    PIPE,
-    QUEUE,
-    ROLE,
-    RULE,
-    SCHEDULE,
-    SERVICE,
-    STREAM,
-    STROKE,
-    SUBSCRIPTION,
-    TARGET,
-    TOPIC,
-    Topology,
-    ViewEdge,
-    ViewNode,
+from fanout_lint.model.schema import (
+    BOLD_STADIUM,
+    BOX,
+    BOX3D,
+    CYLINDER,
+    DASHED,
+    FLAG,
+    FOLDER,
+    HEXAGON,
+    HOUSE,
+    OCTAGON,
+    PARALLELOGRAM,
+    STADIUM,
+    SUBROUTINE,
+    TAB,
 )
+from fanout_lint.reports.topology import FILL, STROKE, Topology, ViewEdge, ViewNode
 from fanout_lint.results.records import Severity
 
-# (open, close) around the quoted label, per kind of node.
+# (open, close) around the quoted label, per shape of the schema.
 _SHAPES = {
-    TOPIC: ("{{", "}}"),
-    SUBSCRIPTION: ("([", "])"),
-    QUEUE: ("[(", ")]"),
-    DLQ: ("[(", ")]"),
-    MAPPING: ("[/", "/]"),
-    FUNCTION: ("[[", "]]"),
-    EXTERNAL: ("[", "]"),
-    MISSING: ("[", "]"),
-    RULE: (">", "]"),
-    SCHEDULE: ("((", "))"),
-    TARGET: ("([", "])"),
-    BUCKET: ("[/", "\\]"),
-    NOTIFICATION: ("([", "])"),
-    STREAM: ("[\\", "\\]"),
-    PIPE: ("[\\", "/]"),
-    SERVICE: ("[", "]"),
-    KEY: ("[\\", "/]"),
-    ROLE: ("(", ")"),
+    HEXAGON: ("{{", "}}"),
+    STADIUM: ("([", "])"),
+    CYLINDER: ("[(", ")]"),
+    PARALLELOGRAM: ("[/", "/]"),
+    SUBROUTINE: ("[[", "]]"),
+    DASHED: ("[", "]"),
+    FLAG: (">", "]"),
+    HOUSE: ("((", "))"),
+    FOLDER: ("[/", "\\]"),
+    BOX3D: ("[\\", "\\]"),
+    BOLD_STADIUM: ("[\\", "/]"),
+    BOX: ("[", "]"),
+    OCTAGON: ("[\\", "/]"),
+    TAB: ("(", ")"),
 }
 _ORDER = (Severity.ERROR, Severity.WARNING, Severity.INFO)
 
@@ -89,7 +77,7 @@ def render(topology: Topology) -> str:
     for cluster in topology.clusters:
         lines.append(f'  subgraph {cluster.id}["{escape(cluster.path)}"]')
         for node in members[cluster.id]:
-            opening, closing = _SHAPES[node.kind]
+            opening, closing = _SHAPES[node.shape]
             lines.append(f'    {node.id}{opening}"{node_text(node)}"{closing}')
         lines.append("  end")
     for edge in topology.edges:

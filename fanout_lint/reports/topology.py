@@ -26,55 +26,44 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     NESTS,
-    Bucket,
     EventRule,
     EventSourceMapping,
     EventTarget,
     External,
     Function,
-    IamPolicy,
     InvokeConfig,
-    Key,
-    KeyPolicy,
     LambdaPermission,
     Node,
     Notification,
     Pipe,
-    PolicyAttachment,
     Queue,
     QueuePolicy,
-    Role,
     RoleTarget,
-    Stream,
     Subscription,
     Topic,
 )
 from fanout_lint.model.record import ValueRecord
+from fanout_lint.model.schema import DASHED, EVERY_KIND, Drawing, own_kind
 from fanout_lint.model.values import candidates, is_false, single
 from fanout_lint.results.records import Finding, LoadError, Severity
 from fanout_lint.results.untrusted import clean
 
-# Kinds of view nodes. "missing" is a reference to a resource the model does not hold
-# (a resource type no loader reads): drawn so no edge dangles.
-TOPIC, SUBSCRIPTION, QUEUE, DLQ, MAPPING, FUNCTION, EXTERNAL, MISSING = (
-    "topic", "subscription", "queue", "dlq", "mapping", "function", "external", "missing",
-)
-RULE, TARGET, SCHEDULE, BUCKET, NOTIFICATION, STREAM = (
-    "rule", "target", "schedule", "bucket", "notification", "stream",
-)
-# EventBridge pipes, and the targets EventBridge reaches only with a role (a state machine, ...)
-PIPE, SERVICE = "pipe", "service"
-KEY, ROLE = "key", "role"  # failure paths: a KMS key (drawn with what it encrypts), an IAM role
+# Kinds of view nodes: each drawn kind of the schema says its own (``Drawing.view``: "topic",
+# "rule", ...); these are the view's. A queue that is a dead-letter target is a "dlq";
+# "missing" is a reference to a resource the model does not hold (a resource type no loader
+# reads), drawn so no edge dangles.
+DLQ, EXTERNAL, MISSING = "dlq", "external", "missing"
 # Severity colours shared by the renderers: GitHub's Primer palette, readable in light
 # and dark themes.
 STROKE = {Severity.ERROR: "#cf222e", Severity.WARNING: "#9a6700", Severity.INFO: "#0969da"}
 FILL = {Severity.ERROR: "#ffebe9", Severity.WARNING: "#fff8c5", Severity.INFO: "#ddf4ff"}
 
 # Kinds that do not count as a hop for --focus: they sit between two resources.
-CONNECTORS = (SUBSCRIPTION, MAPPING, TARGET, NOTIFICATION, PIPE)
+CONNECTORS = frozenset(k.drawing.view for k in EVERY_KIND if k.drawing is not None and k.drawing.connector)
 
 
 @dataclass(eq=False, repr=False)
@@ -95,7 +84,7 @@ class Cluster(ValueRecord):
 
     id: str
     path: str  # the template file or Terraform directory
-    format: str
+    format: Format
 
     def __post_init__(self) -> None:
         self.path = clean(self.path)
@@ -111,6 +100,7 @@ class ViewNode(ValueRecord):
     resource: str
     kind: str
     label: str
+    shape: str = DASHED  # a shape of the schema (SHAPES), which each renderer draws its way
     details: tuple[str, ...] = ()
     type: str = ""
     file: str = ""
@@ -262,9 +252,11 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
 
     drawn: dict[str, None] = {}  # insertion-ordered set of graph node ids
     for node in graph.nodes():
-        if isinstance(node, (QueuePolicy, LambdaPermission, InvokeConfig, KeyPolicy, IamPolicy, PolicyAttachment)):
-            continue  # their findings are shown on the queues, functions, keys and roles they govern
-        if isinstance(node, _ALWAYS_DRAWN) or node.id in node_marks:
+        drawing = _drawing(node)
+        if drawing is None and not isinstance(node, External):
+            continue  # a kind the view does not draw: its findings are shown on what it governs
+        # the rest (functions, buckets, streams) when an edge or a finding reaches them
+        if (drawing is not None and drawing.always) or node.id in node_marks:
             drawn[node.id] = None
     for source, target, *_ in raw_edges:
         drawn.setdefault(source, None)
@@ -288,15 +280,15 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
         if node is None:
             nodes.append(ViewNode(
                 id=ids[key], cluster=cluster.id, key=key, resource=key, kind=MISSING,
-                label=key, details=("other resource",), file=cluster.path, marks=marks,
+                label=key, shape=DASHED, details=("other resource",), file=cluster.path, marks=marks,
             ))
             continue
-        kind, details = _describe_node(graph, node)
+        kind, shape, details = _describe_node(graph, node)
         if node.written.transform:
             details += (f"from {node.written.construct}",)
         nodes.append(ViewNode(
             id=ids[key], cluster=cluster.id, key=key, resource=node.resource, kind=kind,
-            label=_label(node), details=details, type=node.type,
+            label=_label(node), shape=shape, details=details, type=node.type,
             file=_shown(node.loc.file), line=node.loc.line, marks=marks,
         ))
     edges = [
@@ -313,82 +305,69 @@ def _unit_view(graph: Graph, members: dict[str, Cluster], findings: list[Finding
     return nodes, edges, placements
 
 
-# Drawn whether or not anything points at them; the rest (functions, buckets, streams)
-# when an edge or a finding reaches them.
-_ALWAYS_DRAWN = (Topic, Subscription, Queue, EventSourceMapping, EventRule, EventTarget, Notification, Pipe)
-
-
 def _label(node: Node) -> str:
     if isinstance(node, External):
         return node.label or node.local_id
     return node.local_id  # its cluster says which unit of an application it is in
 
 
-def _describe_node(graph: Graph, node: Node) -> tuple[str, tuple[str, ...]]:
+def _drawing(node: Node) -> Drawing | None:
+    kind = own_kind(node)
+    return kind.drawing if kind is not None else None
+
+
+def _describe_node(graph: Graph, node: Node) -> tuple[str, str, tuple[str, ...]]:
+    """The node's view kind, its shape, and the lines under its name: what its kind is
+    called (``Drawing.title``), then what matters of its settings."""
     if isinstance(node, External):
-        return EXTERNAL, ("outside the unit",)
+        return EXTERNAL, DASHED, ("outside the unit",)
+    drawing = _drawing(node)
+    if drawing is None:
+        return MISSING, DASHED, (node.type or "not in the model",)
+    if isinstance(node, Queue) and graph.is_dead_letter_target(node.id):
+        return DLQ, drawing.shape, ("SQS dead-letter queue", *_settings(node))
+    title = "inline subscription" if isinstance(node, Subscription) and node.inline else drawing.title
+    return drawing.view, drawing.shape, (title, *_settings(node))
+
+
+def _settings(node: Node) -> tuple[str, ...]:
+    """What a node's box shows of its settings, below its kind."""
+    details: list[str] = []
     if isinstance(node, Topic):
-        details = ["SNS topic"]
         if _true(node.fifo):
             details.append("FIFO")
         if node.exported:
             details.append("exported")
-        return TOPIC, tuple(details)
-    if isinstance(node, Subscription):
-        kind = "inline subscription" if node.inline else "subscription"
-        return SUBSCRIPTION, (kind, _subscription_summary(node))
-    if isinstance(node, Queue):
-        dead_letter = graph.is_dead_letter_target(node.id)
-        details = ["SQS dead-letter queue" if dead_letter else "SQS queue"]
+    elif isinstance(node, Subscription):
+        details.append(_subscription_summary(node))
+    elif isinstance(node, Queue):
         if _true(node.fifo):
             details.append("FIFO")
-        return (DLQ if dead_letter else QUEUE), tuple(details)
-    if isinstance(node, EventSourceMapping):
-        details = [f"batch {_short(node.batch_size)}"]
+    elif isinstance(node, EventSourceMapping):
+        batch = [f"batch {_short(node.batch_size)}"]
         if _contains(node.response_types, "ReportBatchItemFailures"):
-            details.append("partial batch failures")
+            batch.append("partial batch failures")
         if is_false(node.enabled):
-            details.append("disabled")
-        return MAPPING, ("event source mapping", " · ".join(details))
-    if isinstance(node, Function):
-        details = ["Lambda function", f"timeout {_short(node.timeout)} s"]
+            batch.append("disabled")
+        details.append(" · ".join(batch))
+    elif isinstance(node, Function):
+        details.append(f"timeout {_short(node.timeout)} s")
         reserved = single(node.reserved_concurrency)
         if isinstance(reserved, int) and reserved >= 0:
             details.append(f"reserved concurrency {reserved}")
-        return FUNCTION, tuple(details)
-    if isinstance(node, EventRule):
-        return RULE, ("EventBridge rule",) + (("disabled",) if _disabled(node.state) or _switched_off(node.enabled) else ())
-    if isinstance(node, EventTarget):
-        if node.scheduler:
-            return SCHEDULE, ("EventBridge Scheduler schedule", _dlq_summary(node.dead_letter))
-        return TARGET, ("EventBridge target", _dlq_summary(node.dead_letter))
-    if isinstance(node, Bucket):
-        return BUCKET, ("S3 bucket",)
-    if isinstance(node, Notification):
-        return NOTIFICATION, ("S3 notification",)
-    if isinstance(node, Stream):
-        return STREAM, ({"kinesis": "Kinesis stream", "dynamodb": "DynamoDB stream"}.get(node.service, "stream"),)
-    if isinstance(node, Pipe):
-        return PIPE, ("EventBridge pipe",) + (("stopped",) if _stopped(node.desired_state) else ())
-    if isinstance(node, RoleTarget):
-        return SERVICE, _service_details(node)
-    if isinstance(node, Key):
-        return KEY, ("KMS key",)
-    if isinstance(node, Role):
-        return ROLE, ("IAM role",)
-    return MISSING, (node.type or "not in the model",)
-
-
-_SERVICES = {"states": "Step Functions state machine", "firehose": "Firehose delivery stream",
-             "ecs": "ECS cluster", "batch": "Batch job queue", "api-destination": "API destination"}
-
-
-def _service_details(node: RoleTarget) -> tuple[str, ...]:
-    details = (_SERVICES.get(node.service, "service"),)
-    machine_type = single(node.machine_type)
-    if node.service == "states" and isinstance(machine_type, str):
-        details += (machine_type.capitalize(),)
-    return details
+    elif isinstance(node, EventRule):
+        if _disabled(node.state) or _switched_off(node.enabled):
+            details.append("disabled")
+    elif isinstance(node, EventTarget):
+        details.append(_dlq_summary(node.dead_letter))
+    elif isinstance(node, Pipe):
+        if _stopped(node.desired_state):
+            details.append("stopped")
+    elif isinstance(node, RoleTarget):
+        machine_type = single(node.machine_type)
+        if node.service == "states" and isinstance(machine_type, str):
+            details.append(machine_type.capitalize())
+    return tuple(details)
 
 
 def _stopped(state) -> bool:

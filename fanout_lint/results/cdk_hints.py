@@ -9,6 +9,7 @@ table is small and deliberately partial: a property not in it is not guessed.
 
 from __future__ import annotations
 
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Node
 from fanout_lint.model.schema import field_of
 
@@ -42,7 +43,7 @@ def cdk_property(node: Node, field_name: str | None) -> str | None:
     if not field_name or getattr(node, "inline", False):
         return None  # an inline item (a topic's subscription) is no construct of its own
     field = field_of(node, field_name)
-    path = field.path("cloudformation") if field is not None else None
+    path = field.path(Format.CLOUDFORMATION) if field is not None else None
     if not path:
         return None
     key = path.split(".", 1)[0].split("[", 1)[0]

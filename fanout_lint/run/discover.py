@@ -31,6 +31,7 @@ from fanout_lint.files.regular_files import resolved_path
 from fanout_lint.files.repository import repo_root
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.terraform.files import suffix_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Loc
 from fanout_lint.results.records import Notice, Skipped
 from fanout_lint.run import unsupported
@@ -105,20 +106,20 @@ def find_units(paths: list[str], exclude: Exclude = (), root: str | None = None,
             candidate = _classify_file(path, skipped, confined)
             if candidate:
                 candidates.setdefault(_key(candidate), candidate)
-                if candidate.kind == "terraform":
+                if candidate.format is Format.TERRAFORM:
                     from_files.append(candidate)
     if root is not None and from_files:
         _to_module_roots(candidates, from_files, root, exclude if exclude_elsewhere is None else exclude_elsewhere)
     _skip_plans_beside_terraform(candidates, skipped)
-    terraform = [c.path for c in candidates.values() if c.kind == "terraform"]
+    terraform = [c.path for c in candidates.values() if c.format is Format.TERRAFORM]
     modules = set()
     if len(terraform) > 1:  # module calls are read only when there are directories to call
         from fanout_lint.loaders.terraform.module_calls import modules_of_others
 
-        modules = modules_of_others(terraform, {c.path: c.root for c in candidates.values() if c.kind == "terraform"})
+        modules = modules_of_others(terraform, {c.path: c.root for c in candidates.values() if c.format is Format.TERRAFORM})
     ordered = sorted(
-        (c for c in candidates.values() if not (c.kind == "terraform" and c.path in modules)),
-        key=lambda c: (c.path, c.kind),
+        (c for c in candidates.values() if not (c.format is Format.TERRAFORM and c.path in modules)),
+        key=lambda c: (c.path, c.format),
     )
     return Discovery(ordered, missing, skipped, sorted(notices, key=Notice.sort_key))
 
@@ -130,24 +131,24 @@ def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, e
     from fanout_lint.loaders.terraform.module_calls import roots_calling
 
     found, _ = _walk(os.path.relpath(root), exclude, [], root, [])  # relative, as the run shows paths
-    directories = [c.path for c in found if c.kind == "terraform"]
+    directories = [c.path for c in found if c.format is Format.TERRAFORM]
     for candidate in from_files:
         roots = roots_calling(candidate.path, directories, root)
         if roots:
             candidates.pop(_key(candidate), None)
             for directory in roots:
-                unit = Candidate(_tidy(directory), "terraform", root)
+                unit = Candidate(_tidy(directory), Format.TERRAFORM, root)
                 candidates.setdefault(_key(unit), unit)
 
 
 def _skip_plans_beside_terraform(candidates: dict, skipped: list[Skipped]) -> None:
     """A plan JSON in a Terraform directory of the run is that directory's plan: its
     findings would repeat the ones of the .tf files, so only the .tf files are linted."""
-    directories = {_key(c)[1] for c in candidates.values() if c.kind == "terraform"}
+    directories = {_key(c)[1] for c in candidates.values() if c.format is Format.TERRAFORM}
     if not directories:
         return
     for key, candidate in list(candidates.items()):
-        if candidate.kind != "cloudformation" or not candidate.path.lower().endswith(".json"):
+        if candidate.format is not Format.CLOUDFORMATION or not candidate.path.lower().endswith(".json"):
             continue
         directory = os.path.dirname(candidate.path) or "."
         if os.path.normcase(os.path.abspath(directory)) in directories and unsupported.looks_like_plan(candidate.path):
@@ -167,13 +168,13 @@ def walk_templates(root: str, exclude: Exclude = ()) -> list[str]:
     (for linking a named template with the rest of its repository; what cannot be
     walked is skipped silently: it is no unit of the run)."""
     found, _ = _walk(root, exclude, [], root, [])
-    return [c.path for c in found if c.kind == "cloudformation"]
+    return [c.path for c in found if c.format is Format.CLOUDFORMATION]
 
 
 def _key(candidate: Candidate) -> tuple[str, str]:
     # pre-commit passes every changed configuration file of a directory, and a user may name the same
     # place twice (`dir/`, `dir/main.tf`, `./dir`): each unit is linted once
-    return (candidate.kind, os.path.normcase(os.path.abspath(candidate.path)))
+    return (candidate.format, os.path.normcase(os.path.abspath(candidate.path)))
 
 
 def _classify_file(path: str, skipped: list[Skipped], root: str) -> Candidate | None:
@@ -181,7 +182,7 @@ def _classify_file(path: str, skipped: list[Skipped], root: str) -> Candidate | 
     lower = path.lower()
     directory = os.path.dirname(path) or "."
     if suffix_of(os.path.basename(lower)):  # before .json: main.tf.json is Terraform
-        return Candidate(directory, "terraform", root)
+        return Candidate(directory, Format.TERRAFORM, root)
     reason = unsupported.not_read_yet(path)
     if reason is None and unsupported.is_tfvars(path):
         if not unsupported.is_auto_tfvars(path):
@@ -189,9 +190,9 @@ def _classify_file(path: str, skipped: list[Skipped], root: str) -> Candidate | 
         elif not _has_tf(directory):
             reason = unsupported.TFVARS_WITHOUT_TF
         else:
-            return Candidate(directory, "terraform", root)  # it sets the directory's variables
+            return Candidate(directory, Format.TERRAFORM, root)  # it sets the directory's variables
     if reason is None and lower.endswith(CFN_SUFFIXES):
-        return Candidate(path, "cloudformation", root)
+        return Candidate(path, Format.CLOUDFORMATION, root)
     skipped.append(Skipped(path, reason or "not a template, Terraform or OpenTofu file (by its name)"))
     return None
 
@@ -265,9 +266,9 @@ def _walk(top: str, exclude: Exclude, skipped: list[Skipped], root: str,
             elif (reason := unsupported.not_read_yet(entry.name)) is not None:
                 skipped.append(Skipped(full, reason))
             elif entry.name.lower().endswith(CFN_SUFFIXES):
-                found.append(Candidate(full, "cloudformation", root))
+                found.append(Candidate(full, Format.CLOUDFORMATION, root))
         if has_tf:
-            found.append(Candidate(directory, "terraform", root))
+            found.append(Candidate(directory, Format.TERRAFORM, root))
         # in reverse, so that directories are visited in name order, as a recursive walk would
         pending.extend((sub, depth + 1) for sub in reversed(subdirectories))
     return found, problems

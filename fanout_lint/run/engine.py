@@ -57,7 +57,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     if configuration is None:
         each: Settings | list[Settings] = settings
     else:  # looked up here, before any unit is linted: a worker gets its units' settings
-        each = [configuration.unit_settings(item.path, item.kind, settings) for item in work]
+        each = [configuration.unit_settings(item.path, item.format, settings) for item in work]
     _collect(result, work, rules, each, keep_graphs, progress)
     result.sort()
     return result

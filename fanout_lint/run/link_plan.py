@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.files.repository import top_level
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.parsing.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
+from fanout_lint.model.format import Format
 from fanout_lint.run.discover import walk_templates
 
 if TYPE_CHECKING:
     from fanout_lint.run.discover import Exclude
 
-KIND = "application"
 # Words in the bytes of a template that may link: one of them must be there.
 IMPORT_MARK = b"ImportValue"
 EXPORT_MARK = b"Export"
@@ -89,11 +89,14 @@ class Application:
     # Files (as ``file_key``) whose findings are reported, when the application includes
     # templates the run did not name (pre-commit); None reports every finding.
     reported: frozenset[str] | None = None
-    kind: str = field(default=KIND, init=False)
 
     @property
     def path(self) -> str:
         return self.paths[0]
+
+    @property
+    def format(self) -> Format:
+        return Format.CLOUDFORMATION  # only templates link
 
 
 @dataclass(eq=False, repr=False)
@@ -119,7 +122,7 @@ def plan(candidates: list[Candidate], named: list[str], exclude: Exclude = (),
     their first template. ``memo``: link facts kept between runs of one process (the
     language server's), by everything they are read from, the bytes included; a mapping's
     ``get`` and item assignment."""
-    templates = [c.path for c in candidates if c.kind == "cloudformation"]
+    templates = [c.path for c in candidates if c.format is Format.CLOUDFORMATION]
     if not templates:
         return list(candidates)
     scan = _Scan(exclude, repo_root, scan_repo_root, memo)
@@ -135,7 +138,7 @@ def plan(candidates: list[Candidate], named: list[str], exclude: Exclude = (),
     work: list[Candidate | Application] = []
     placed: set[int] = set()
     for candidate in candidates:
-        app = applications.get(file_key(candidate.path)) if candidate.kind == "cloudformation" else None
+        app = applications.get(file_key(candidate.path)) if candidate.format is Format.CLOUDFORMATION else None
         if app is None:
             work.append(candidate)
         elif id(app) not in placed:

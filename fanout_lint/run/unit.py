@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from fanout_lint.loaders import load_candidate
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.parsing.budget import BudgetExceeded
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.sites import loc_of
 from fanout_lint.policy.file_ignores import ignored
@@ -24,7 +25,7 @@ from fanout_lint.results.cdk_hints import where_in_cdk
 from fanout_lint.results.not_modelled import account
 from fanout_lint.results.records import Finding, LoadError, Related, Result
 from fanout_lint.rule import Rule, Violation
-from fanout_lint.run.link_plan import file_key
+from fanout_lint.run.link_plan import Application, file_key
 
 if TYPE_CHECKING:
     from fanout_lint.run.link_plan import Application
@@ -57,7 +58,7 @@ def lint_candidate(candidate: Candidate | Application, rules: tuple[Rule, ...], 
     # them (and every finding kept so far) as they are allocated, so it is paused for the
     # unit, as the parsers pause it for the tree. Not for Terraform directories, whose HCL
     # parser's objects were not checked for cycles.
-    if candidate.kind == "terraform":
+    if candidate.format is Format.TERRAFORM:
         return _lint_unit(candidate, rules, settings, keep_graphs)
     collecting = gc.isenabled()
     gc.disable()
@@ -73,7 +74,7 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
     result = Result()
     notices: list = []
     try:
-        if candidate.kind == "application":
+        if isinstance(candidate, Application):
             graphs, errors, notices = _load_application(candidate)
         else:
             graphs, errors = load_candidate(candidate, settings.cache, settings.var_files)
@@ -86,13 +87,13 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
     except Exception as exc:  # a loader bug must not hide the other files' findings
         return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
     result.errors.extend(errors)
-    if not graphs and not errors and candidate.kind == "cloudformation":
+    if not graphs and not errors and isinstance(candidate, Candidate) and candidate.format is Format.CLOUDFORMATION:
         from fanout_lint.results.records import Skipped
         from fanout_lint.run.unsupported import why_not_linted
 
         result.skipped.append(Skipped(candidate.path, why_not_linted(candidate.path)))
     result.notices.extend(notices)
-    reported = candidate.reported if candidate.kind == "application" else None
+    reported = candidate.reported if isinstance(candidate, Application) else None
     for graph in graphs:
         findings, rule_errors = check_graph(graph, rules, settings)
         if len(graph.members) > 1:

@@ -19,6 +19,7 @@ from fanout_lint.loaders.cloudformation.view import CfnView
 from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import loc_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Loc, Suppression, Unit, Written
 from fanout_lint.results.not_modelled import NotModelled, of_cloudformation
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # CDK output is generated: a fix goes to the CDK app, never into the template.
-CDK = Written("cloudformation", "CDK", generated=True)
+CDK = Written(Format.CLOUDFORMATION, "CDK", generated=True)
 
 
 @dataclass(eq=False, repr=False)
@@ -79,7 +80,7 @@ def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Bud
 def load_template(data: dict, file: str, syntax: str = "yaml", text: str | None = None) -> Graph:
     stack = open_stack(data, file, syntax, text, Budget(file=file))
     nodes, uses, mentions = build(stack.views(), stack.linker)
-    graph = Graph(Unit(file, "cloudformation", (file,)), nodes, uses, sources={file: text} if text else {},
+    graph = Graph(Unit(file, Format.CLOUDFORMATION, (file,)), nodes, uses, sources={file: text} if text else {},
                   mentions=mentions)
     graph.not_modelled.extend(stack.not_modelled)
     return graph

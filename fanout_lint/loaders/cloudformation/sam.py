@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from fanout_lint.loaders.cloudformation.template import RawResource
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, loc_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Body, Written
 
 if TYPE_CHECKING:
@@ -66,59 +67,59 @@ _SQS_SUBSCRIPTION_QUEUE = (
 )
 
 # How SAM names the settings of what it generates, and what it cannot express.
-FUNCTION = Written("cloudformation", "AWS::Serverless::Function",
+FUNCTION = Written(Format.CLOUDFORMATION, "AWS::Serverless::Function",
                    names=(("dead_letter", "DeadLetterQueue.TargetArn"),
                           ("invoke_on_failure", "EventInvokeConfig.DestinationConfig.OnFailure")))
-SQS_EVENT = Written("cloudformation", "SAM SQS event", transform=True, names=(("source", "Queue"),),
+SQS_EVENT = Written(Format.CLOUDFORMATION, "SAM SQS event", transform=True, names=(("source", "Queue"),),
                     source="sqs")
 STREAM_EVENTS = {
-    kind: Written("cloudformation", f"SAM {kind} event", transform=True,
+    kind: Written(Format.CLOUDFORMATION, f"SAM {kind} event", transform=True,
                   names=(("source", "Stream"), ("on_failure", "DestinationConfig.OnFailure")))
     for kind in ("Kinesis", "DynamoDB")
 }
 RULE_EVENTS = {
-    kind: Written("cloudformation", f"SAM {kind} event", transform=True,
+    kind: Written(Format.CLOUDFORMATION, f"SAM {kind} event", transform=True,
                   names=(("dead_letter", "DeadLetterConfig"),))
     for kind in ("Schedule", "EventBridgeRule", "CloudWatchEvent", "ScheduleV2")
 }
-S3_EVENT = Written("cloudformation", "SAM S3 event", transform=True)
+S3_EVENT = Written(Format.CLOUDFORMATION, "SAM S3 event", transform=True)
 EVENT_DEAD_LETTER_QUEUE = Written(
-    "cloudformation", "SAM DeadLetterConfig", transform=True,
+    Format.CLOUDFORMATION, "SAM DeadLetterConfig", transform=True,
     fixed=(("*", "SAM's DeadLetterConfig with Type: SQS creates this queue with default settings: declare the "
                  "queue yourself and give its ARN as DeadLetterConfig.Arn"),),
 )
 INVOKE_DESTINATION = Written(
-    "cloudformation", "SAM EventInvokeConfig", transform=True,
+    Format.CLOUDFORMATION, "SAM EventInvokeConfig", transform=True,
     fixed=(("*", "SAM's EventInvokeConfig creates this destination with default settings: declare it "
                  "yourself and give its ARN as the Destination"),),
 )
 SNS_EVENT = Written(
-    "cloudformation", "SAM SNS event", transform=True, names=(("topic", "Topic"),),
+    Format.CLOUDFORMATION, "SAM SNS event", transform=True, names=(("topic", "Topic"),),
     fixed=(("endpoint", "set SqsSubscription: true on the SNS event, or better, declare the queue "
                         "yourself and read it with an SQS event"),),
 )
 SQS_SUBSCRIPTION_QUEUE = Written(
-    "cloudformation", "SAM SqsSubscription", transform=True,
+    Format.CLOUDFORMATION, "SAM SqsSubscription", transform=True,
     fixed=(("*", _SQS_SUBSCRIPTION_QUEUE),),
 )
 SQS_SUBSCRIPTION = Written(
-    "cloudformation", "SAM SqsSubscription", transform=True, names=(("topic", "Topic"),),
+    Format.CLOUDFORMATION, "SAM SqsSubscription", transform=True, names=(("topic", "Topic"),),
     fixed=(("raw_message_delivery", "SAM's SqsSubscription cannot enable it: declare the queue and an "
                                     "AWS::SNS::Subscription with RawMessageDelivery: true"),),
 )
 SQS_SUBSCRIPTION_MAPPING = Written(
-    "cloudformation", "SAM SqsSubscription", transform=True, names=(("batch_size", "SqsSubscription.BatchSize"),),
+    Format.CLOUDFORMATION, "SAM SqsSubscription", transform=True, names=(("batch_size", "SqsSubscription.BatchSize"),),
     source="sqs",
     fixed=(("response_types", "SAM's SqsSubscription cannot enable it: declare the queue and an SQS event "
                               "with FunctionResponseTypes: [ReportBatchItemFailures], or set the "
                               "SqsSubscription's BatchSize to 1"),),
 )
-SQS_SUBSCRIPTION_POLICY = Written("cloudformation", "SAM SqsSubscription", transform=True)
-CONNECTOR = Written("cloudformation", "SAM connector", transform=True)
-EVENT_INVOKE_CONFIG = Written("cloudformation", "SAM EventInvokeConfig", transform=True,
+SQS_SUBSCRIPTION_POLICY = Written(Format.CLOUDFORMATION, "SAM SqsSubscription", transform=True)
+CONNECTOR = Written(Format.CLOUDFORMATION, "SAM connector", transform=True)
+EVENT_INVOKE_CONFIG = Written(Format.CLOUDFORMATION, "SAM EventInvokeConfig", transform=True,
                               names=(("on_failure", "EventInvokeConfig.DestinationConfig.OnFailure"),
                                      ("on_success", "EventInvokeConfig.DestinationConfig.OnSuccess")))
-AUTO_PUBLISH_ALIAS = Written("cloudformation", "SAM AutoPublishAlias", transform=True)
+AUTO_PUBLISH_ALIAS = Written(Format.CLOUDFORMATION, "SAM AutoPublishAlias", transform=True)
 
 
 def expand(resources: list[RawResource], data: dict) -> list[RawResource]:

@@ -15,6 +15,7 @@ from fanout_lint.loaders.cloudformation.documents import json_property
 from fanout_lint.loaders.cloudformation.intrinsics import Intrinsics, pseudo_text
 from fanout_lint.loaders.cloudformation.template import RawResource
 from fanout_lint.loaders.parsing.located import Map, MapSite, loc_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Body, Loc, Suppression, Written
 from fanout_lint.model.schema import Items
 from fanout_lint.model.values import LITERAL, Known, Value, with_site
@@ -217,7 +218,7 @@ class CfnItemView(CfnView):
 # What an item construct cannot express, and what to write instead.
 ITEM_WRITTEN = {
     "inline subscription": Written(
-        "cloudformation", "inline subscription",
+        Format.CLOUDFORMATION, "inline subscription",
         fixed=(
             ("raw_message_delivery", "inline topic subscriptions cannot enable it: declare an "
                                      "AWS::SNS::Subscription with RawMessageDelivery: true"),

@@ -34,6 +34,7 @@ from fanout_lint.loaders.cloudformation.intrinsics import Bound, ChildStack, Int
 from fanout_lint.loaders.cloudformation.loader import Stack, open_stack
 from fanout_lint.loaders.links.stack_links import Nested, exports, nested_stacks, stack_pseudo
 from fanout_lint.loaders.parsing.budget import Budget
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import IMPORTS, NESTS, Loc, Unit, UnitLink
 from fanout_lint.results.records import LoadError, Notice
@@ -202,8 +203,8 @@ class _Linking:
         sources = {stack.file: stack.text for stack in self.stacks if stack.text}
         links = tuple(self.links) + tuple(UnitLink(importer, exporter, IMPORTS, name)
                                           for importer, exporter, name in table.used)
-        graph = Graph(Unit(path, "cloudformation", files), nodes, uses, sources=sources, mentions=mentions,
-                      members=tuple(Unit(f, "cloudformation", (f,)) for f in files), node_units=node_units,
+        graph = Graph(Unit(path, Format.CLOUDFORMATION, files), nodes, uses, sources=sources, mentions=mentions,
+                      members=tuple(Unit(f, Format.CLOUDFORMATION, (f,)) for f in files), node_units=node_units,
                       links=tuple(dict.fromkeys(links)))
         for stack in self.stacks:
             graph.not_modelled.extend(stack.not_modelled)

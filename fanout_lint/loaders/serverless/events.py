@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from fanout_lint.loaders.cloudformation.template import RawResource
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, Seq, loc_of
 from fanout_lint.loaders.serverless import naming
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.record import Record, ValueRecord
 
@@ -59,14 +60,14 @@ _SCHEDULE_DLQ = (
     "or declare the rule in resources.Resources"
 )
 SCHEDULE_EVENT = Written(
-    "cloudformation", "Serverless schedule event", transform=True,
+    Format.CLOUDFORMATION, "Serverless schedule event", transform=True,
     names=(("schedule", "rate"), ("state", "enabled"),
            ("dead_letter", "deadLetterQueueArn of an eventBridge event with this schedule (the schedule event "
                            "cannot set one; provider.eventBridge.useCloudFormation: true)")),
     fixed=(("dead_letter", _SCHEDULE_DLQ), ("retry_attempts", _SCHEDULE_DLQ), ("event_age", _SCHEDULE_DLQ)),
 )
 SCHEDULER_EVENT = Written(
-    "cloudformation", "Serverless schedule event (method: scheduler)", transform=True,
+    Format.CLOUDFORMATION, "Serverless schedule event (method: scheduler)", transform=True,
     names=(("schedule", "rate"),
            ("dead_letter", "Target.DeadLetterConfig.Arn of an AWS::Scheduler::Schedule declared in "
                            "resources.Resources (the schedule event cannot set one)")),
@@ -74,15 +75,15 @@ SCHEDULER_EVENT = Written(
                            "AWS::Scheduler::Schedule in resources.Resources with Target.DeadLetterConfig"),),
 )
 EVENTBRIDGE_EVENT = Written(
-    "cloudformation", "Serverless eventBridge event", transform=True,
+    Format.CLOUDFORMATION, "Serverless eventBridge event", transform=True,
     names=(("dead_letter", "deadLetterQueueArn"), ("retry_attempts", "retryPolicy.maximumRetryAttempts"),
            ("event_age", "retryPolicy.maximumEventAge"), ("pattern", "pattern"), ("schedule", "schedule"),
            ("state", "enabled")),
 )
-S3_EVENT = Written("cloudformation", "Serverless s3 event", transform=True)
+S3_EVENT = Written(Format.CLOUDFORMATION, "Serverless s3 event", transform=True)
 STREAM_EVENTS = {
     service: Written(
-        "cloudformation", "Serverless stream event", transform=True,
+        Format.CLOUDFORMATION, "Serverless stream event", transform=True,
         names=(("source", "arn"), ("batch_size", "batchSize"), ("on_failure", "destinations.onFailure"),
                ("maximum_retry_attempts", "maximumRetryAttempts"),
                ("maximum_record_age", "maximumRecordAgeInSeconds"), ("bisect", "bisectBatchOnFunctionError"),

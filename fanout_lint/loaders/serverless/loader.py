@@ -71,6 +71,7 @@ from fanout_lint.loaders.serverless import events as events_module
 from fanout_lint.loaders.serverless import naming
 from fanout_lint.loaders.serverless.files import include_files
 from fanout_lint.loaders.serverless.variables import Resolution, resolve_variables
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import CLOUDFORMATION, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.values import default
@@ -88,12 +89,12 @@ _SNS_DIRECT = (
 )
 
 # How the Framework names the settings of what it generates, and what it cannot express.
-FUNCTION = Written("cloudformation", "Serverless function", names=(
+FUNCTION = Written(Format.CLOUDFORMATION, "Serverless function", names=(
     ("name", "name"), ("timeout", "timeout"), ("dead_letter", "onError"),
     ("reserved_concurrency", "reservedConcurrency"), ("invoke_on_failure", "destinations.onFailure"),
 ))
 SQS_EVENT = Written(
-    "cloudformation", "Serverless sqs event", transform=True,
+    Format.CLOUDFORMATION, "Serverless sqs event", transform=True,
     names=(("source", "arn"), ("batch_size", "batchSize"), ("batching_window", "maximumBatchingWindow"),
            ("response_types", "functionResponseType"), ("enabled", "enabled")),
     # the event takes one response type, not a list: the advice says it the Framework's way
@@ -102,20 +103,20 @@ SQS_EVENT = Written(
     source="sqs",
 )
 SNS_SUBSCRIPTION = Written(
-    "cloudformation", "Serverless sns event", transform=True,
+    Format.CLOUDFORMATION, "Serverless sns event", transform=True,
     names=(("topic", "arn"), ("filter_policy", "filterPolicy"), ("redrive_dlq", "redrivePolicy")),
     fixed=(("endpoint", _SNS_DIRECT),
            ("raw_message_delivery", "the Framework's sns event subscribes a function, which always gets the "
                                     "SNS envelope")),
 )
-SNS_EVENT = Written("cloudformation", "Serverless sns event", transform=True)
+SNS_EVENT = Written(Format.CLOUDFORMATION, "Serverless sns event", transform=True)
 SNS_TOPIC = Written(
-    "cloudformation", "Serverless sns event", transform=True,
+    Format.CLOUDFORMATION, "Serverless sns event", transform=True,
     names=(("name", "topicName"), ("kms_master_key_id", "kmsMasterKeyId")),
     fixed=(("fifo", "the Framework's sns event creates a standard topic: declare the topic in "
                     "resources.Resources and name its ARN in the event's arn"),),
 )
-DESTINATIONS = Written("cloudformation", "Serverless destinations", transform=True,
+DESTINATIONS = Written(Format.CLOUDFORMATION, "Serverless destinations", transform=True,
                        names=(("on_failure", "destinations.onFailure"), ("on_success", "destinations.onSuccess"),
                               ("maximum_retry_attempts", "maximumRetryAttempts"),
                               ("maximum_event_age", "maximumEventAge")))
@@ -157,7 +158,7 @@ def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Gr
     nodes, uses, mentions = build(views, linker)
     sources = {file: text} if text else {}
     sources.update(included.texts)
-    graph = Graph(Unit(file, "serverless", (file, *included.texts)), nodes, uses, sources=sources,
+    graph = Graph(Unit(file, Format.SERVERLESS, (file, *included.texts)), nodes, uses, sources=sources,
                   mentions=mentions)
     graph.not_modelled.extend(of_serverless_plugins(data, Loc(file, 1, 1)))
     graph.not_modelled.extend(of_cloudformation(resources))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+from fanout_lint.model.format import Format
 from fanout_lint.results.doc_links import INSTALL_SOURCE
 from fanout_lint.results.records import LoadError
 
@@ -28,7 +29,7 @@ CHECKOV_ADVICE = (f"fanout-lint and checkov cannot share an environment, in eith
 def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
     """(the candidates that can be linted, errors): when the HCL parser cannot be imported,
     the Terraform directories are left out and one error says why."""
-    terraform = [c for c in candidates if c.kind == "terraform"]
+    terraform = [c for c in candidates if c.format is Format.TERRAFORM]
     if not terraform:
         return candidates, []
     try:
@@ -46,7 +47,7 @@ def parser_problem(candidates: list) -> tuple[list, list[LoadError]]:
         count = len(terraform)
         units = f"{count} Terraform director{'y' if count == 1 else 'ies'} not linted"
         error = LoadError(terraform[0].path, None, f"{units}: {explain(exc)}")
-        return [c for c in candidates if c.kind != "terraform"], [error]
+        return [c for c in candidates if c.format is not Format.TERRAFORM], [error]
     return candidates, []
 
 

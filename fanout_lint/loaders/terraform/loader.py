@@ -42,6 +42,7 @@ from fanout_lint.loaders.terraform.modules import (
     several,
 )
 from fanout_lint.loaders.terraform.overrides import attribute_file
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, TERRAFORM, Body, Loc, Suppression, Unit
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, Items
@@ -80,7 +81,7 @@ def load_terraform_dir(path: str, cache: ParseCache | None = None,
             if kind:
                 passed_over.append(NotModelled(kind, resource.address, Loc(resource.file, resource.block.line, 1)))
     nodes, uses, mentions = build(views, linker)
-    graph = Graph(Unit(path, "terraform", tuple(unit.files)), nodes, uses, sources=dict(unit.texts), mentions=mentions)
+    graph = Graph(Unit(path, Format.TERRAFORM, tuple(unit.files)), nodes, uses, sources=dict(unit.texts), mentions=mentions)
     graph.not_modelled.extend(passed_over)
     return [graph], unit.errors
 

@@ -22,6 +22,7 @@ from fanout_lint.loaders.build import build
 from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import Map, MapSite, loc_of
+from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import NONE, Body, Loc, Suppression, Unit, Written
 from fanout_lint.model.schema import ALIAS_TYPES, BY_TYPE, KEY_ALIAS_TYPES, KINDS, Items
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 # A plan is generated: its findings speak Terraform, and a fix goes to the configuration.
-PLAN = Written("terraform", "plan", generated=True)
+PLAN = Written(Format.TERRAFORM, "plan", generated=True)
 # The resource types a reference of a kind may name (a queue is an aws_sqs_queue).
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
@@ -60,7 +61,7 @@ def load_plan(parsed: Any, path: str) -> tuple[list[Graph], list[LoadError]]:
         return [], [LoadError(path, line, "Terraform JSON without planned_values: not a plan (show -json of a plan file)")]
     plan = _Plan(parsed, path)
     nodes, uses, mentions = build(plan.resources.values(), plan.linker)
-    graph = Graph(Unit(path, "terraform-plan", (path,)), nodes, uses, mentions=mentions)
+    graph = Graph(Unit(path, Format.TERRAFORM_PLAN, (path,)), nodes, uses, mentions=mentions)
     graph.not_modelled.extend(plan.not_modelled)
     return [graph], []
 
