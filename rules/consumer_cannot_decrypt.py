@@ -20,7 +20,9 @@ customer managed KMS key of the run when the function's execution role grants no
 A statement counts as granting `kms:Decrypt` whatever its `Resource` and conditions
 (`kms:Decrypt`, `kms:*`, `kms:De*`, `*`); `Deny` statements are ignored. A SAM function
 without a `Role` gets a role SAM writes from its `Policies`, which this rule does not read:
-it is silent there. Grants (`aws_kms_grant`) are not read either.
+it is silent there. A grant on the key (`aws_kms_grant`) lets its grantee decrypt whatever
+the policies say: the rule is silent when the key has one, or when a grant names a key the
+run cannot resolve.
 
 ## Why is this bad?
 Lambda receives the queue's messages with the function's execution role, and SQS decrypts
@@ -89,7 +91,7 @@ def check(graph: Graph, options) -> list[Violation]:
             continue
         key = graph.key_of(queue)
         role = graph.role_of(function)
-        if key is None or role is None or (function.id, queue.id) in reported:
+        if key is None or role is None or (function.id, queue.id) in reported or graph.may_have_grants(key):
             continue
         key_policy = key_statements(graph, key)
         if key_policy is None or not key_leaves_it_to_iam(key_policy, DECRYPT):

@@ -19,6 +19,7 @@ from fanout_lint.model.nodes import (
     IamPolicy,
     InvokeConfig,
     Key,
+    KeyGrant,
     KeyPolicy,
     LambdaPermission,
     Mention,
@@ -98,6 +99,7 @@ class Graph:
         # -- KMS keys and IAM roles (failure-path rules) --
         # a policy naming what the loader could not resolve may be any key's or role's
         self._loose_key_policy = any(not isinstance(self.get(p.key), Key) for p in self._of_kind(KeyPolicy))
+        self._loose_key_grant = any(not isinstance(self.get(g.key), Key) for g in self._of_kind(KeyGrant))
         holders: list[IamPolicy | PolicyAttachment] = [*self._of_kind(IamPolicy), *self._of_kind(PolicyAttachment)]
         self._loose_role_policy = any(not isinstance(self.get(role_id), Role)
                                       for holder in holders for name in _ROLES
@@ -237,6 +239,11 @@ class Graph:
         if not isinstance(self.get(key_id), Key):
             return []
         return self.indexed(KeyPolicy, ("key",), key_id)
+
+    def may_have_grants(self, key: Key) -> bool:
+        """A grant (``aws_kms_grant``) is on the key, or on a key the loader could not
+        resolve, which may be this one."""
+        return self._loose_key_grant or bool(self.indexed(KeyGrant, ("key",), key.id))
 
     @property
     def has_loose_key_policy(self) -> bool:

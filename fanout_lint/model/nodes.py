@@ -477,6 +477,14 @@ class KeyPolicy(Node):
     statements: Value = UNREAD
 
 
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class KeyGrant(Node):
+    """A grant on a key (Terraform's ``aws_kms_grant``): it lets its grantee use the key
+    whatever the key policy and IAM say, so what a key lets in is unknown once one exists."""
+
+    key: str | None = None  # node id
+
+
 # -- IAM roles and their policies: what a function's role may do -------------------------
 
 

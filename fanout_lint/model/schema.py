@@ -58,6 +58,7 @@ from fanout_lint.model.nodes import (
     IamPolicy,
     InvokeConfig,
     Key,
+    KeyGrant,
     KeyPolicy,
     LambdaPermission,
     Node,
@@ -425,6 +426,9 @@ KEY_POLICY = Kind("key_policy", KeyPolicy, (), ("aws_kms_key_policy",), (
     Field("key", "", "key_id", "ref:key"),
     Field("statements", "", "policy", "key_policy"),
 ), indexes=(("key",),))
+KEY_GRANT = Kind("key_grant", KeyGrant, (), ("aws_kms_grant",), (
+    Field("key", "", "key_id", "ref:key"),
+), indexes=(("key",),))
 # IAM roles and the policies that give them permissions.
 # A policy, inline or not, and an attachment are indexed by every role they name, in one
 # index (``role`` or ``roles``, whichever the resource writes), in model order.
@@ -451,7 +455,7 @@ POLICY_ATTACHMENT = Kind("policy_attachment", PolicyAttachment, (),
     Field("roles", "", "roles", "refs:role"),
     Field("policy", "", "policy_arn", "ref:any"),
 ), indexes=_BY_ROLES)
-FAILURE_PATH_KINDS = (KEY, KEY_POLICY, ROLE, IAM_POLICY, ROLE_POLICY, POLICY_ATTACHMENT)
+FAILURE_PATH_KINDS = (KEY, KEY_POLICY, KEY_GRANT, ROLE, IAM_POLICY, ROLE_POLICY, POLICY_ATTACHMENT)
 
 
 # Resources the graph does not model that name a topic: producers that can publish to a
