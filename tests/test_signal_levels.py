@@ -273,3 +273,20 @@ def test_a_loop_granted_only_on_every_resource_is_info_and_the_option_restores_i
         restored = findings(path, "FL405", {"FL405": {"wildcard": "warning"}})
         assert restored[broad] == ("warning", got[broad][1].split("; reported as info")[0])
         assert restored[named] == got[named]
+
+
+def test_a_count_from_5_to_10_that_reaches_the_dlq_in_time_is_info_and_the_option_restores_it():
+    for path, lowered, kept in (
+        (os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_within_advice.yaml"), "SevenQueue",
+         ("ElevenQueue", "SlowQueue")),
+        (os.path.join(FIXTURES, "max-receive-count-out-of-range", "tf_within_advice"), "aws_sqs_queue.jobs",
+         ("aws_sqs_queue.eleven", "aws_sqs_queue.slow")),
+    ):
+        got = findings(path, "FL104")
+        assert got[lowered][0] == "info" and "no higher than the 10 SQS applies when none is written" in got[lowered][1]
+        assert all(got[k][0] == "warning" and "reported as" not in got[k][1] for k in kept)
+        restored = findings(path, "FL104", {"FL104": {"within-advice": "warning"}})
+        assert restored[lowered] == ("warning", got[lowered][1].split("; reported as info")[0])
+    # below the range stays a warning, whatever the timing
+    low = findings(os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_fires.yaml"), "FL104")
+    assert low["EmailQueue"][0] == "warning" and low["OrdersQueue"][0] == "info"
