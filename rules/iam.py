@@ -125,3 +125,14 @@ def may_act_on(graph: Graph, statements: tuple[Statement, ...], action: str, nod
         ):
             allowed = True
     return allowed
+
+
+def names_node_for(statements: tuple[Statement, ...], action: str, node_id: str) -> bool:
+    """Does an Allow whose actions cover ``action`` name the node itself in its ``Resource``
+    (not only ``*``)? Read after ``may_act_on`` proved the grant."""
+    return any(
+        statement.effect == "Allow" and statement.actions is not None
+        and any(action_matches(written, (action,)) for written in statement.actions)
+        and any(kind == "ref" and entry == node_id for kind, entry in statement.resources or ())
+        for statement in statements
+    )

@@ -34,6 +34,22 @@ resource "aws_sqs_queue" "orders" {
 }
 ```
 
+## When it is info
+A count above the range that is still from 5 to 10 is reported at info, with the reason
+in the message, when the queue's visibility timeout and retention are known and that
+many visibility timeouts take at most half the retention period. Both ends are AWS's
+own numbers: 5 is the least AWS has advised for queues that Lambda reads, and 10 is what
+SQS applies when a redrive policy omits `maxReceiveCount`. Within them a poison message
+costs a few more receives but still reaches the dead-letter queue long before it could
+expire, so the count is a tuning choice. A count above 10, below the range, or one whose
+timing the template does not prove keeps the warning. Restore it with the
+`within-advice` option:
+
+```toml
+[tool.fanout-lint.options.max-receive-count-out-of-range]
+within-advice = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
 - https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html
@@ -48,16 +64,19 @@ from fanout_lint.model.values import describe, verdict
 from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Applicability, Fix, Fixable, Option, Options, OptionType, Rule, Severity, Violation
 
-from .common import single_values
+from .common import LEVELS, level, single_values
 
+SEVERITY = Severity.WARNING
 DEFAULT_MIN = 3
 DEFAULT_MAX = 5
 LAMBDA_ADVICE = 5
+API_DEFAULT = 10  # what SQS applies to a redrive policy that omits maxReceiveCount
 
 
 def check(graph: Graph, options: Options) -> list[Violation]:
     low = options.integer("min")
     high = options.integer("max")
+    within_advice = level(SEVERITY, options, "within-advice")
     found = []
     for queue in graph.all(Queue):
         redrive = graph.redrive_of(queue)
@@ -83,24 +102,47 @@ def check(graph: Graph, options: Options) -> list[Violation]:
             target = min(max(known[0], low), high)
             if too_low and graph.consumers_of(queue.id):  # AWS's advice for Lambda, within the range
                 target = min(max(LAMBDA_ADVICE, low), high)
+        message = (
+            f"{term(queue, 'max_receive_count')} {describe(count)} of {queue.resource} is outside "
+            f"{low} to {high}: {risk}; set it within {low} to {high} (AWS advises at least "
+            f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
+        )
+        reach = _reaches_dlq_in_time(queue, count) if within_advice is not None and not too_low else None
+        if reach is not None:
+            message += (
+                f"; reported as {within_advice.value} because {reach[0]} is within AWS's advice (at least "
+                f"{LAMBDA_ADVICE}) and no higher than the {API_DEFAULT} SQS applies when none is written, and a "
+                f"poison message still reaches the dead-letter queue after {reach[0]} receives (about {reach[1]} s "
+                "at the visibility timeout), well within the queue's retention"
+            )
         found.append(Violation(
             at=queue,
             field="max_receive_count",
-            message=(
-                f"{term(queue, 'max_receive_count')} {describe(count)} of {queue.resource} is outside "
-                f"{low} to {high}: {risk}; set it within {low} to {high} (AWS advises at least "
-                f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
-            ),
+            message=message,
             related=tuple(related),
             fix=Fix("max_receive_count", target, Applicability.UNSAFE) if target is not None else None,
+            severity=within_advice if reach is not None else None,
         ))
     return found
+
+
+def _reaches_dlq_in_time(queue: Queue, count) -> tuple[int, int] | None:
+    """(count, seconds) when the count is provably between AWS's advice for Lambda and the
+    API default, and that many visibility timeouts end within half the retention period (a
+    poison message reaches the DLQ long before it could expire); else None."""
+    known = single_values(count, queue.visibility_timeout, queue.message_retention)
+    if known is None or not all(isinstance(v, int) and not isinstance(v, bool) for v in known):
+        return None
+    receives, visibility, retention = known
+    if not LAMBDA_ADVICE <= receives <= API_DEFAULT or receives * visibility * 2 > retention:
+        return None
+    return receives, receives * visibility
 
 
 RULE = Rule(
     id="FL104",
     name="max-receive-count-out-of-range",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="A redrive policy's maxReceiveCount is outside the advised range (3 to 5)",
     check=check,
     doc=__doc__,
@@ -108,5 +150,8 @@ RULE = Rule(
     options=(
         Option("min", OptionType.INT, DEFAULT_MIN, "the lowest maxReceiveCount accepted", lowers="below"),
         Option("max", OptionType.INT, DEFAULT_MAX, "the highest maxReceiveCount accepted", lowers="above"),
+        Option("within-advice", OptionType.SEVERITY, "info", "the level of a count above the range but from 5 to "
+               "10 (AWS's advice for Lambda to the API default), when a poison message still reaches the DLQ in "
+               "time (warning reports it as any other)", LEVELS),
     ),
 )

@@ -55,6 +55,21 @@ lambda_function {
 }
 ```
 
+## When it is info
+When the only statements that allow the write are on every resource (`Resource: "*"`, or
+`arn:aws:s3:::*` for S3), the finding is reported at info, and its message says so: such
+a role lets the function write anywhere (`sqs:*` on `*` in a shared module's default
+policy, say), which proves a broad role, not that the code writes back to what triggers
+it. A statement that names the bucket, queue or topic itself is evidence that the
+function writes there, and keeps the warning, even next to a `*` grant. The fix for the
+info is the same least-privilege one: narrow the grant to what the function writes.
+Restore the warning with the `wildcard` option:
+
+```toml
+[tool.fanout-lint.options.recursive-delivery-loop]
+wildcard = "warning"
+```
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html
 - https://docs.aws.amazon.com/lambda/latest/dg/with-s3.html
@@ -67,21 +82,27 @@ from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import EventSourceMapping, Function, Notification, Subscription
 from fanout_lint.model.values import verdict
 from fanout_lint.model.vocabulary import is_terraform
-from fanout_lint.rule import Rule, Severity, Violation
+from fanout_lint.rule import Option, Options, OptionType, Rule, Severity, Violation
 
-from .common import is_sqs_source, protocol_is, reported
-from .iam import may_act_on, role_statements
+from .common import LEVELS, is_sqs_source, level, protocol_is, reported
+from .iam import may_act_on, names_node_for, role_statements
+
+SEVERITY = Severity.WARNING
+NAMED = "named"  # a statement names the trigger itself
+EVERYWHERE = "everywhere"  # only statements on every resource (Resource "*") allow the write
 
 
-def check(graph: Graph, options) -> list[Violation]:
+def check(graph: Graph, options: Options) -> list[Violation]:
+    wildcard = level(SEVERITY, options, "wildcard")
     found = []
     for notification in graph.all(Notification):
         function = graph.function(notification.destination)
         bucket = graph.get(notification.bucket)
         if function is None or bucket is None or not _creates(notification) or not _unfiltered(notification):
             continue
-        if _writes(graph, function, "s3:PutObject", bucket.id):
-            found.append(_violation(function, notification, None,
+        grant = _writes(graph, function, "s3:PutObject", bucket.id)
+        if grant:
+            found.append(_violation(function, notification, grant, wildcard,
                                     f"S3 bucket {bucket.resource} notifies function {function.resource} of new "
                                     f"objects with no key filter, and the function's role may s3:PutObject in "
                                     f"that bucket"))
@@ -90,8 +111,9 @@ def check(graph: Graph, options) -> list[Violation]:
         queue = graph.queue(mapping.source)
         if function is None or queue is None or not is_sqs_source(graph, mapping):
             continue
-        if _writes(graph, function, "sqs:SendMessage", queue.id):
-            found.append(_violation(function, mapping, None,
+        grant = _writes(graph, function, "sqs:SendMessage", queue.id)
+        if grant:
+            found.append(_violation(function, mapping, grant, wildcard,
                                     f"Function {function.resource} reads queue {queue.resource} (mapping "
                                     f"{mapping.resource}) and its role may sqs:SendMessage to that queue"))
     for subscription in graph.all(Subscription):
@@ -99,8 +121,9 @@ def check(graph: Graph, options) -> list[Violation]:
         topic = graph.topic(subscription.topic)
         if function is None or topic is None or not protocol_is(subscription, "lambda"):
             continue
-        if _writes(graph, function, "sns:Publish", topic.id):
-            found.append(_violation(function, subscription, None,
+        grant = _writes(graph, function, "sns:Publish", topic.id)
+        if grant:
+            found.append(_violation(function, subscription, grant, wildcard,
                                     f"Function {function.resource} is subscribed to topic {topic.resource} "
                                     f"({reported(subscription)}) and its role may sns:Publish to that topic"))
     return found
@@ -122,32 +145,47 @@ def _filters(notification: Notification):
     return (notification.filter,)
 
 
-def _writes(graph: Graph, function: Function, action: str, node_id: str) -> bool:
+def _writes(graph: Graph, function: Function, action: str, node_id: str) -> str | None:
+    """How the function's role provably allows the write: NAMED when a statement names the
+    trigger, EVERYWHERE when only statements on every resource do; None when not proved."""
     role = graph.role_of(function)
     statements = role_statements(graph, role) if role is not None else None
-    return statements is not None and may_act_on(graph, statements, action, node_id) is True
+    if statements is None or may_act_on(graph, statements, action, node_id) is not True:
+        return None
+    return NAMED if names_node_for(statements, action, node_id) else EVERYWHERE
 
 
-def _violation(function: Function, source, field, what: str) -> Violation:
+def _violation(function: Function, source, grant: str, wildcard: Severity | None, what: str) -> Violation:
     allow = verdict(lambda mode: isinstance(mode, str) and mode == "Allow", function.recursive_loop) is True
     detection = (" RecursiveLoop: Allow turns off Lambda's loop detection, so nothing stops it;" if allow else "")
+    lowered = wildcard if grant == EVERYWHERE else None
+    because = (
+        f"; reported as {lowered.value} because the role grants the write only on every resource "
+        "(Resource \"*\"), not on the trigger by name: that proves a broad role, not that the code writes "
+        "back to its trigger; narrow the grant to what the function writes"
+        if lowered is not None else ""
+    )
     return Violation(
         at=source,
-        field=field,
         message=(
             f"{what}: each invocation may trigger the next, an endless recursive loop;{detection} write to "
             f"another bucket, queue or topic, or filter the trigger so that the function's output does not "
-            f"match it"
+            f"match it{because}"
         ),
         related=((function, "function"),),
+        severity=lowered,
     )
 
 
 RULE = Rule(
     id="FL405",
     name="recursive-delivery-loop",
-    severity=Severity.WARNING,
+    severity=SEVERITY,
     summary="A function's role may write to the bucket, queue or topic that triggers it",
     check=check,
     doc=__doc__,
+    options=(
+        Option("wildcard", OptionType.SEVERITY, "info", "the level when only statements on every resource (Resource \"*\") "
+               "grant the write (warning reports it as any other)", LEVELS),
+    ),
 )

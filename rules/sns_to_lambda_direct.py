@@ -72,13 +72,21 @@ A function with an on-failure destination (`DestinationConfig.OnFailure` of an
 `AWS::Lambda::EventInvokeConfig`, `destination_config.on_failure` of an
 `aws_lambda_function_event_invoke_config`) or a dead-letter queue of its own
 (`DeadLetterConfig`, `dead_letter_config`) keeps the events it still fails on after
-Lambda's retries, so the finding's "keeps nothing" no longer holds. It is still reported
-at the rule's severity, and its message names that setting: the queue's other reasons
-remain. Nothing absorbs a spike (a burst of messages becomes a burst of invocations,
-throttled ones wait in Lambda's internal queue and may expire), the subscription gets
-no concurrency of its own, and what lands in the destination waits for someone to send
-it back by hand, where a queue retries it by itself until its own dead-letter queue. A
-function whose destination the linter cannot read is reported as one without.
+Lambda's retries, so the finding's "keeps nothing" no longer holds, and it is reported
+at info; its message names that setting. SNS invokes the function asynchronously, and
+Lambda puts the events in its own queue: throttled events wait there and are retried
+for up to 6 hours, and an event that still fails or expires goes to the dead-letter
+queue or destination instead of being discarded. So nothing is lost and a spike waits
+in Lambda's queue. What a queue of your own would still add (a concurrency limit for
+this subscription, retries without someone sending the failed events back) is a design
+choice, not a defect. This holds whoever owns the topic. A function whose destination
+the linter cannot read is reported as one without, at the rule's severity. Restore the
+warning with the `keeps-failures` option:
+
+```toml
+[tool.fanout-lint.options.sns-to-lambda-direct]
+keeps-failures = "warning"
+```
 
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/with-sns.html
@@ -102,6 +110,7 @@ SEVERITY = Severity.WARNING
 def check(graph: Graph, options: Options) -> list[Violation]:
     found = []
     notifiers = level(SEVERITY, options, "notifiers")
+    keeps_failures = level(SEVERITY, options, "keeps-failures")
     published = _published_by_others(graph) if notifiers is not None else None
     for sub in graph.all(Subscription):
         if not protocol_is(sub, "lambda"):
@@ -138,12 +147,21 @@ def check(graph: Graph, options: Options) -> list[Violation]:
                 "state its producer keeps, so a queue would absorb no spike and keep nothing the producer "
                 "does not"
             )
+        lowered = notifiers if producers else None
+        if lowered is None and kept and keeps_failures is not None:
+            lowered = keeps_failures
+            message += (
+                f"; reported as {keeps_failures.value} because the function keeps what fails: Lambda queues the "
+                "events SNS sends it, retries throttled ones for up to 6 hours, and sends what still fails or "
+                f"expires to its {kept.split(' (')[0]}, so nothing is lost, and what a queue would add is a design "
+                "choice rather than a defect"
+            )
         found.append(Violation(
             at=sub,
             field="protocol",
             message=message,
             related=tuple(related),
-            severity=notifiers if producers else None,
+            severity=lowered,
         ))
     return found
 
@@ -201,5 +219,7 @@ RULE = Rule(
         Option("notifiers", OptionType.SEVERITY, "info",
                "the level of a subscription to a topic only notification-only "
                "producers publish to (warning reports it as any other)", LEVELS),
+        Option("keeps-failures", OptionType.SEVERITY, "info", "the level when the function has a dead-letter queue or an "
+               "on-failure destination (warning reports it as any other)", LEVELS),
     ),
 )

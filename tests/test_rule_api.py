@@ -82,7 +82,7 @@ def test_rule_pages_and_the_rules_listing_show_fixable_and_option_types(capsys):
     assert rows["FL203"]["fixable"] == "sometimes" and rows["FL203"]["option_types"] == {"factor": "int"}
     assert rows["FL204"]["fixable"] == "always" and rows["FL204"]["option_types"] == {}
     assert rows["FL201"]["fixable"] == "none"
-    assert rows["FL104"]["option_types"] == {"min": "int", "max": "int"}
+    assert rows["FL104"]["option_types"] == {"min": "int", "max": "int", "within-advice": "severity"}
     assert rows["FL402"]["option_types"] == {"schedules": "severity"}
 
 

@@ -230,21 +230,63 @@ def test_a_dlq_and_source_both_at_the_maximum_retention_is_info_and_the_option_r
         assert restored[long_dlq][1] == got[long_dlq][1].split("; reported as info")[0]
 
 
-def test_a_function_that_keeps_what_fails_stays_a_warning_and_the_message_says_it_was_considered():
+def test_a_function_that_keeps_what_fails_is_info_says_why_and_the_option_restores_the_warning():
+    unknown = {  # a dead-letter queue under a condition, a variable in the block's place
+        os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_keeps_failures.yaml"): "ReportSubscription",
+        os.path.join(FIXTURES, "sns-to-lambda-direct", "tf_keeps_failures"): "aws_sns_topic_subscription.report",
+    }
     for path, names in (
         (os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_keeps_failures.yaml"),
          {"EmailSubscription": "DeadLetterConfig.TargetArn",
           "AuditSubscription": "DestinationConfig.OnFailure.Destination (AuditInvokeConfig)"}),
         (os.path.join(FIXTURES, "sns-to-lambda-direct", "tf_keeps_failures"),
          {"aws_sns_topic_subscription.email": "dead_letter_config.target_arn",
-          "aws_sns_topic_subscription.audit": "destination_config.on_failure.destination"}),
+          "aws_sns_topic_subscription.audit": "destination_config.on_failure.destination",
+          "aws_sns_topic_subscription.legacy": "dead_letter_config.target_arn"}),
     ):
         got = findings(path, "FL001")
-        assert set(got) == set(names)
+        restored = findings(path, "FL001", {"FL001": {"keeps-failures": "warning"}})
+        assert set(got) == set(names) | {unknown[path]}
+        assert got[unknown[path]] == restored[unknown[path]] and got[unknown[path]][0] == "warning"
         for resource, setting in names.items():
             severity, message = got[resource]
-            assert severity == "warning" and f"the function's {setting}" in message
+            assert severity == "info" and f"the function's {setting}" in message
             assert "keeps messages the function fails on" not in message and "absorbs spikes" in message
+            assert "reported as info because the function keeps what fails" in message
+            assert f"expires to its {setting.split(' (')[0]}, so nothing is lost" in message
+            # at the rule's own level the message is the one it always was
+            assert restored[resource] == ("warning", message.split("; reported as info")[0])
     # a function with neither keeps the message it always had
     plain = findings(os.path.join(FIXTURES, "sns-to-lambda-direct", "cfn_fires.yaml"), "FL001")
     assert all("no queue absorbs spikes or keeps messages the function fails on" in m for _, m in plain.values())
+
+
+def test_a_loop_granted_only_on_every_resource_is_info_and_the_option_restores_it():
+    for path, broad, named in (
+        (os.path.join(FIXTURES, "recursive-delivery-loop", "cfn_wildcard.yaml"), "BroadMapping", "NamedMapping"),
+        (os.path.join(FIXTURES, "recursive-delivery-loop", "tf_wildcard"), "aws_sns_topic_subscription.broad",
+         "aws_sns_topic_subscription.named"),
+    ):
+        got = findings(path, "FL405")
+        assert got[broad][0] == "info" and 'only on every resource (Resource "*")' in got[broad][1]
+        assert got[named][0] == "warning" and "reported as" not in got[named][1]
+        restored = findings(path, "FL405", {"FL405": {"wildcard": "warning"}})
+        assert restored[broad] == ("warning", got[broad][1].split("; reported as info")[0])
+        assert restored[named] == got[named]
+
+
+def test_a_count_from_5_to_10_that_reaches_the_dlq_in_time_is_info_and_the_option_restores_it():
+    for path, lowered, kept in (
+        (os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_within_advice.yaml"), "SevenQueue",
+         ("ElevenQueue", "SlowQueue")),
+        (os.path.join(FIXTURES, "max-receive-count-out-of-range", "tf_within_advice"), "aws_sqs_queue.jobs",
+         ("aws_sqs_queue.eleven", "aws_sqs_queue.slow")),
+    ):
+        got = findings(path, "FL104")
+        assert got[lowered][0] == "info" and "no higher than the 10 SQS applies when none is written" in got[lowered][1]
+        assert all(got[k][0] == "warning" and "reported as" not in got[k][1] for k in kept)
+        restored = findings(path, "FL104", {"FL104": {"within-advice": "warning"}})
+        assert restored[lowered] == ("warning", got[lowered][1].split("; reported as info")[0])
+    # below the range stays a warning, whatever the timing
+    low = findings(os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_fires.yaml"), "FL104")
+    assert low["EmailQueue"][0] == "warning" and low["OrdersQueue"][0] == "info"

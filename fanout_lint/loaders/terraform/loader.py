@@ -19,6 +19,7 @@ from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.parsing.budget import TooLarge
 from fanout_lint.loaders.parsing.parse_cache import ParseCache
 from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
+from fanout_lint.loaders.terraform.argument_blocks import nested_blocks, written_otherwise
 from fanout_lint.loaders.terraform.files import is_json
 from fanout_lint.loaders.terraform.hcl.expressions import (
     ATOMS,
@@ -283,7 +284,7 @@ class HclView:
         of nested blocks of one name)."""
         block = self.root
         for name in path[:-1]:
-            children = block.body.blocks_of(name)
+            children = nested_blocks(block, name)
             if not children:
                 return None, None
             block = children[0]
@@ -311,17 +312,21 @@ class HclView:
                 return False  # a dynamic block may write it
             if depth == len(path) - 1:
                 break
-            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
+            if any(written_otherwise(block, name) and not self._null(block, name) for block in blocks):
+                return False  # written as an argument we cannot read as the block: unknown
+            blocks = [child for block in blocks for child in nested_blocks(block, name)]
             if not blocks:
                 return True
         for block in blocks:
             if block.body.blocks_of(path[-1]):
                 return False
-            if path[-1] in block.body.attributes:
-                value = self.resolver.value(self.block_resource, path[-1], None, block)
-                if not (isinstance(value, Known) and value.value is None):
-                    return False
+            if path[-1] in block.body.attributes and not self._null(block, path[-1]):
+                return False
         return True
+
+    def _null(self, block: Block, name: str) -> bool:
+        value = self.resolver.value(self.block_resource, name, None, block)
+        return isinstance(value, Known) and value.value is None
 
     def name(self, path) -> str | None:
         value = self.value(path)
@@ -337,7 +342,7 @@ class HclView:
         *nesting, attr = path
         blocks = [self.root]
         for name in nesting:
-            blocks = [child for block in blocks for child in block.body.blocks_of(name)]
+            blocks = [child for block in blocks for child in nested_blocks(block, name)]
         found = (t for block in blocks for t in self.resolver.targets(self.block_resource, attr, kind, block))
         return tuple(dict.fromkeys(found))
 
@@ -385,7 +390,7 @@ class HclView:
     def items(self, items: Items) -> list:
         if not items.tf:
             return []
-        return [HclItemView(self, block, index, items) for index, block in enumerate(self.root.body.blocks_of(items.tf))]
+        return [HclItemView(self, block, index, items) for index, block in enumerate(nested_blocks(self.root, items.tf))]
 
 
 class HclItemView(HclView):
@@ -411,7 +416,7 @@ class HclItemView(HclView):
 
 
 def _blocks_named(block: Block, name: str) -> list[Block]:
-    return block.body.blocks_of(name) + [d for d in block.body.blocks_of("dynamic") if d.labels[:1] == (name,)]
+    return nested_blocks(block, name) + [d for d in block.body.blocks_of("dynamic") if d.labels[:1] == (name,)]
 
 
 def _dynamic(block: Block, name: str) -> bool:
