@@ -9,6 +9,7 @@ into findings; rules never compute locations, read files or print.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -118,7 +119,5 @@ def doc_sections(doc: str) -> dict[str, str]:
 
 
 def _dedent(doc: str) -> str:
-    import textwrap  # for a rule's documentation, which a check without fixes never reads
-
     first, _, rest = (doc or "").partition("\n")
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip()

@@ -15,11 +15,21 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from fanout_lint.cli.stdout import discard_stdout, write_stdout
+from fanout_lint.files.confine import Roots
+from fanout_lint.files.repository import repo_root
+from fanout_lint.fixes import diff, rounds
+from fanout_lint.policy import baseline
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, exit_code
+from fanout_lint.policy.hierarchy import Hierarchy
 from fanout_lint.policy.settings import Settings, enabled_rules, severity_for, suggestion
+from fanout_lint.reports import github, gitlab, json_report, statistics, text
+from fanout_lint.reports.text import summary
 from fanout_lint.results.records import LoadError, where
 from fanout_lint.results.untrusted import clean
 
-if TYPE_CHECKING:  # the engine is imported only when a check runs
+if TYPE_CHECKING:
     from fanout_lint.results.records import Result
     from fanout_lint.rule import Rule
 
@@ -97,11 +107,6 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
     """Settings from the configuration file and the flags, and the file they came from
     (those of the paths' common directory; ``settings.configuration`` gives each unit its
     own directory's); None after printing a configuration error."""
-    from fanout_lint.files.confine import Roots
-    from fanout_lint.files.repository import repo_root
-    from fanout_lint.policy.config import ConfigError, Flags
-    from fanout_lint.policy.hierarchy import Hierarchy
-
     flags = Flags(
         select=split(args.select),
         ignore=split(args.ignore),
@@ -176,8 +181,6 @@ def reports_of(args) -> list[Report]:
 def roots_of(args):
     """The run's repository (``confine.Roots``): reports, baselines and fixed files are
     read and written only as its rule allows."""
-    from fanout_lint.files.confine import Roots
-
     return Roots(args.repo_root, getattr(args, "repo_root_given", False))
 
 
@@ -192,9 +195,6 @@ def _refused_read(path: str, args) -> bool:
 
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
     """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
-    from fanout_lint.fixes import rounds
-    from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-
     if args.write_baseline:
         sys.stderr.write("fanout-lint: error: --write-baseline cannot be combined with --fix or --diff\n")
         return EXIT_ERROR
@@ -203,8 +203,6 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
         return EXIT_ERROR
     outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff, roots=roots_of(args))
     if args.diff:
-        from fanout_lint.fixes import diff
-
         say_configuration(settings, args.quiet)
 
         for error in outcome.result.errors + outcome.errors:
@@ -236,7 +234,6 @@ def _gating(args):
     """The findings a fix may touch: those the baseline does not list (None after an error)."""
     if not args.baseline:
         return lambda result: result.findings
-    from fanout_lint.policy import baseline
 
     if _refused_read(args.baseline, args):
         return None
@@ -261,9 +258,6 @@ def _fixed_line(outcome, verb: str) -> str:
 
 def _emit(output: str, args) -> int | None:
     """Write ``output`` to --output or standard output; an exit code when that failed."""
-    from fanout_lint.cli.stdout import discard_stdout, write_stdout
-    from fanout_lint.policy.fail_level import EXIT_ERROR
-
     if args.output:
         return _write_file(args.output, output, args)
     try:
@@ -278,8 +272,6 @@ def _emit(output: str, args) -> int | None:
 
 
 def _write_file(path: str, output: str, args) -> int | None:
-    from fanout_lint.policy.fail_level import EXIT_ERROR
-
     try:
         roots_of(args).write(path, output.encode("utf-8"))  # a failed write keeps the old report
     except OSError as exc:
@@ -292,7 +284,6 @@ def _baselined(result: Result, args) -> Result | None:
     """``result`` with the findings the baseline lists moved aside; None after an error."""
     if not args.baseline:
         return result
-    from fanout_lint.policy import baseline
 
     if _refused_read(args.baseline, args):
         return None
@@ -313,8 +304,6 @@ def _baselined(result: Result, args) -> Result | None:
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool) -> int:
     """Apply the baseline, write the reports, and return the exit code."""
-    from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_OK, exit_code
-
     root = args.repo_root
     # said once the run has met every configuration file that governs a part of it
     say_configuration(settings, getattr(args, "quiet", False))
@@ -322,8 +311,6 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     if result is None:
         return EXIT_ERROR
     if args.write_baseline:
-        from fanout_lint.policy import baseline
-
         # the baseline records everything found, whatever --baseline hid
         found = result.findings + result.in_baseline
         try:
@@ -350,8 +337,6 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     if main.path and args.color == "auto":
         colour = False  # the terminal decided "auto", but the report goes to a file
     if args.statistics:
-        from fanout_lint.reports import statistics
-
         output = statistics.render(result, main.format, getattr(args, "unsafe_fixes", False), args.quiet)
     else:
         output = render_report(result, main.format, rules, settings, args, colour)
@@ -373,8 +358,6 @@ def _write_reports(result: Result, reports: list[Report], args, rules, settings)
 
 
 def _say_what_was_written(result: Result, main: Report, further: list[Report], args) -> None:
-    from fanout_lint.reports.text import summary
-
     unsafe = getattr(args, "unsafe_fixes", False)
     written = [r.path for r in ([main] if main.path else []) + further]
     if written:
@@ -419,28 +402,21 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
     if gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
         result = replace(result, notices=[*gate, *result.notices])
     if fmt == "json":
-        from fanout_lint.reports import json_report
-
         return json_report.render(result, show_suppressed=show_suppressed)
     if fmt == "sarif":
-        from fanout_lint.reports import sarif
+        from fanout_lint.reports import sarif  # pathlib and urllib.parse: only for the format that needs them
 
         ran, severities = _rules_ran(rules, settings)
         return sarif.render(result, ran, severities, root, show_suppressed, docs_url=settings.docs_url,
                             baseline_used=baseline_used)
     if fmt == "github":
-        from fanout_lint.reports import github
-
         return github.render(result, root)
     if fmt == "junit":
-        from fanout_lint.reports import junit
+        from fanout_lint.reports import junit  # xml.etree and pyexpat: only for the format that needs them
 
         return junit.render(result, root, settings.fail_on)
     if fmt == "gitlab":
-        from fanout_lint.reports import gitlab
-
         return gitlab.render(result, root)
-    from fanout_lint.reports import text
 
     output = text.render(result, colour=colour, unsafe_fixes=unsafe_fixes, quiet=quiet)
     if show_suppressed and result.suppressed:

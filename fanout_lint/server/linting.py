@@ -11,7 +11,8 @@ from fanout_lint.files import confine
 from fanout_lint.files.regular_files import overlaid
 from fanout_lint.files.repository import top_level
 from fanout_lint.loaders.parsing.parse_cache import ParseCache
-from fanout_lint.policy.config import ConfigError, Flags, resolve
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.hierarchy import resolve
 from fanout_lint.results.records import Result
 from fanout_lint.rule import Rule
 from fanout_lint.run.engine import lint_paths
