@@ -320,7 +320,7 @@ def machine() -> str:
         cpu = names[0] if names else cpu
     except OSError:
         pass
-    from fanout_lint.run.pool import available_cpus
+    from fanout_lint.run.jobs import available_cpus
 
     return (
         f"{cpu}, {available_cpus()} CPUs available, Python {platform.python_version()}, "

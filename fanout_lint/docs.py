@@ -16,6 +16,7 @@ import sys
 
 from fanout_lint.cli.explain import render
 from fanout_lint.rule import Rule
+from fanout_lint.rules import ALL_RULES
 
 DEFAULT_DIR = os.path.join("docs", "rules")
 INDEX = "README.md"
@@ -86,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", nargs="?", default=DEFAULT_DIR, help="where the pages go (default: docs/rules)")
     parser.add_argument("--check", action="store_true", help="only report stale pages; exit 1 if any")
     args = parser.parse_args(argv)
-    from fanout_lint.rules import ALL_RULES
 
     wanted = pages(ALL_RULES)
     if args.check:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -245,7 +246,5 @@ def doc_sections(doc: str) -> dict[str, str]:
 
 
 def _dedent(doc: str) -> str:
-    import textwrap  # for a rule's documentation, which a check without fixes never reads
-
     first, _, rest = (doc or "").partition("\n")
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip()

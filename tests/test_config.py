@@ -7,7 +7,8 @@ import os
 import pytest
 
 from fanout_lint.cli.main import main
-from fanout_lint.policy.config import ConfigError, Flags, find_config, load_config, resolve
+from fanout_lint.policy.config import ConfigError, Flags, find_config, load_config
+from fanout_lint.policy.hierarchy import resolve
 from fanout_lint.results.records import Severity
 from fanout_lint.rule import Option, OptionType, Rule
 

@@ -10,6 +10,7 @@ import shutil
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import fanout_lint.cli.main
 import fanout_lint.run.engine
 from fanout_lint.cli.main import main
 from fanout_lint.results.records import Edit
@@ -140,7 +141,7 @@ def test_a_file_changed_since_it_was_read_is_not_written(stack, capsys, monkeypa
         stack.write_text("# edited meanwhile\n" + TEMPLATE, encoding="utf-8")
         return result
 
-    monkeypatch.setattr(fanout_lint.run.engine, "lint_paths", lint_then_edit)
+    monkeypatch.setattr(fanout_lint.cli.main, "lint_paths", lint_then_edit)  # the command line's own name
     code, out, err = run(capsys, "stack.yaml", "--fix")
     assert code == 2
     assert stack.read_text(encoding="utf-8") == "# edited meanwhile\n" + TEMPLATE

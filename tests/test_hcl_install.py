@@ -71,8 +71,9 @@ def test_a_shadowed_hcl2_is_one_line_naming_the_package_and_the_rest_is_linted(t
 
 def test_without_a_shadow_the_parser_loads(tmp_path):
     from fanout_lint.loaders.candidate import Candidate
+    from fanout_lint.loaders.terraform.hcl_install import parser_problem
+    from fanout_lint.loaders.terraform.hcl_shadow import shadowing_distribution
     from fanout_lint.model.format import Format
-    from fanout_lint.loaders.terraform.hcl_install import parser_problem, shadowing_distribution
 
     assert shadowing_distribution() is None
     candidates = [Candidate("infra", Format.TERRAFORM), Candidate("stack.yaml", Format.CLOUDFORMATION)]

@@ -213,12 +213,12 @@ def test_json_that_is_no_template_is_not_located(tmp_path, monkeypatch):
     """An API model or a schema often holds a template's words ("Resources"): json reads
     it, and when it is no template, plan or service, no key is looked for."""
     from fanout_lint.loaders import parse_file
-    from fanout_lint.loaders.parsing import json_source
+    from fanout_lint.loaders.parsing import json_source, yaml_source
     from fanout_lint.loaders.parsing.yaml_source import parse_json as parse
 
     located = []
     real_locate = json_source.locate
-    monkeypatch.setattr(json_source, "locate", lambda *a: located.append(a[2]) or real_locate(*a))
+    monkeypatch.setattr(yaml_source, "locate", lambda *a: located.append(a[2]) or real_locate(*a))
     model = tmp_path / "service-2.json"
     model.write_text(json.dumps({"shapes": {"DescribeStackResources": {"type": "structure"}}}))
     template = tmp_path / "template.json"

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from fanout_lint.cli.main import main
-from fanout_lint.run.pool import UNITS_PER_WORKER, choose_jobs
+from fanout_lint.run.jobs import UNITS_PER_WORKER, choose_jobs
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from bench.generate import generate_repo  # noqa: E402

@@ -13,7 +13,7 @@ from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.cli.main import main
 from fanout_lint.run.engine import lint_paths
 from fanout_lint.loaders.serverless import naming
-from fanout_lint.loaders.serverless.loader import is_service
+from fanout_lint.loaders import is_service
 from fanout_lint.loaders.serverless.variables import resolve_variables
 from fanout_lint.model.nodes import EventSourceMapping, Function, LambdaPermission, QueuePolicy, Subscription, Topic
 from fanout_lint.model.values import Known

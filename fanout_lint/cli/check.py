@@ -15,12 +15,22 @@ import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from fanout_lint.cli.stdout import discard_stdout, write_stdout
+from fanout_lint.files.confine import Roots
+from fanout_lint.files.repository import repo_root
+from fanout_lint.fixes import diff, rounds
+from fanout_lint.policy import baseline
+from fanout_lint.policy.baseline import Baseline
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, exit_code, fails
+from fanout_lint.policy.hierarchy import Hierarchy
 from fanout_lint.policy.settings import Settings, enabled_rules, severity_for, suggestion
+from fanout_lint.reports import github, gitlab, json_report, statistics, text
+from fanout_lint.reports.text import summary
 from fanout_lint.results.records import LoadError, where
 from fanout_lint.results.untrusted import clean
 
-if TYPE_CHECKING:  # the engine is imported only when a check runs
-    from fanout_lint.policy.baseline import Baseline
+if TYPE_CHECKING:
     from fanout_lint.results.records import Result
     from fanout_lint.rule import Rule
 
@@ -98,11 +108,6 @@ def settings_for(args, rules: tuple[Rule, ...], split) -> tuple[Settings, str | 
     """Settings from the configuration file and the flags, and the file they came from
     (those of the paths' common directory; ``settings.configuration`` gives each unit its
     own directory's); None after printing a configuration error."""
-    from fanout_lint.files.confine import Roots
-    from fanout_lint.files.repository import repo_root
-    from fanout_lint.policy.config import ConfigError, Flags
-    from fanout_lint.policy.hierarchy import Hierarchy
-
     flags = Flags(
         select=split(args.select),
         ignore=split(args.ignore),
@@ -177,8 +182,6 @@ def reports_of(args) -> list[Report]:
 def roots_of(args):
     """The run's repository (``confine.Roots``): reports, baselines and fixed files are
     read and written only as its rule allows."""
-    from fanout_lint.files.confine import Roots
-
     return Roots(args.repo_root, getattr(args, "repo_root_given", False))
 
 
@@ -193,9 +196,6 @@ def _refused_read(path: str, args) -> bool:
 
 def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, lint) -> int:
     """``--fix`` and ``--diff``: fix in rounds (``fixes/rounds.py``), then report or print the diff."""
-    from fanout_lint.fixes import rounds
-    from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
-
     if args.write_baseline:
         sys.stderr.write("fanout-lint: error: --write-baseline cannot be combined with --fix or --diff\n")
         return EXIT_ERROR
@@ -209,8 +209,6 @@ def run_fixes(args, rules: tuple[Rule, ...], settings: Settings, colour: bool, l
 
     outcome = rounds.run(lint, gating, args.unsafe_fixes, write=not args.diff, roots=roots_of(args))
     if args.diff:
-        from fanout_lint.fixes import diff
-
         say_configuration(settings, args.quiet)
 
         for error in outcome.result.errors + outcome.errors:
@@ -249,9 +247,6 @@ def _fixed_line(outcome, verb: str) -> str:
 
 def _emit(output: str, args) -> int | None:
     """Write ``output`` to --output or standard output; an exit code when that failed."""
-    from fanout_lint.cli.stdout import discard_stdout, write_stdout
-    from fanout_lint.policy.fail_level import EXIT_ERROR
-
     if args.output:
         return _write_file(args.output, output, args)
     try:
@@ -266,8 +261,6 @@ def _emit(output: str, args) -> int | None:
 
 
 def _write_file(path: str, output: str, args) -> int | None:
-    from fanout_lint.policy.fail_level import EXIT_ERROR
-
     try:
         roots_of(args).write(path, output.encode("utf-8"))  # a failed write keeps the old report
     except OSError as exc:
@@ -281,7 +274,6 @@ def load_baseline(args) -> tuple[bool, Baseline | None]:
     the baseline or None when there is none). Not usable after saying why."""
     if not args.baseline:
         return True, None
-    from fanout_lint.policy import baseline
 
     if _refused_read(args.baseline, args):
         return False, None
@@ -296,32 +288,26 @@ def _baselined(result: Result, args, known: Baseline | None) -> Result:
     """``result`` with the findings the baseline lists moved aside, and the stale entries counted."""
     if known is None:
         return result
-    from fanout_lint.policy.baseline import stale_notice
-
     result = known.apply(result, args.repo_root)
     if not args.write_baseline and not getattr(args, "quiet", False):
-        line = stale_notice(known.entries, result, args.paths, args.repo_root, known.path)
+        line = baseline.stale_notice(known.entries, result, args.paths, args.repo_root, known.path)
         if line:
             sys.stderr.write(clean(line) + "\n")
     return result
 
 
 def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, colour: bool,
-           baseline: tuple[bool, Baseline | None] | None = None) -> int:
-    """Apply the baseline (``baseline``: as ``load_baseline`` read it; read here when not
+           read: tuple[bool, Baseline | None] | None = None) -> int:
+    """Apply the baseline (``read``: as ``load_baseline`` read it; read here when not
     given), write the reports, and return the exit code."""
-    from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_OK, exit_code
-
     root = args.repo_root
     # said once the run has met every configuration file that governs a part of it
     say_configuration(settings, getattr(args, "quiet", False))
-    usable, known = baseline if baseline is not None else load_baseline(args)
+    usable, known = read if read is not None else load_baseline(args)
     if not usable:
         return EXIT_ERROR
     result = _baselined(result, args, known)
     if args.write_baseline:
-        from fanout_lint.policy import baseline
-
         # the baseline records everything found, whatever --baseline hid
         found = result.findings + result.in_baseline
         try:
@@ -348,8 +334,6 @@ def finish(result: Result, args, rules: tuple[Rule, ...], settings: Settings, co
     if main.path and args.color == "auto":
         colour = False  # the terminal decided "auto", but the report goes to a file
     if args.statistics:
-        from fanout_lint.reports import statistics
-
         output = statistics.render(result, main.format, getattr(args, "unsafe_fixes", False), args.quiet)
     else:
         output = render_report(result, main.format, rules, settings, args, colour)
@@ -371,8 +355,6 @@ def _write_reports(result: Result, reports: list[Report], args, rules, settings)
 
 
 def _say_what_was_written(result: Result, main: Report, further: list[Report], args) -> None:
-    from fanout_lint.reports.text import summary
-
     unsafe = getattr(args, "unsafe_fixes", False)
     written = [r.path for r in ([main] if main.path else []) + further]
     if written:
@@ -417,29 +399,21 @@ def render(result: Result, fmt: str, rules: tuple[Rule, ...], settings: Settings
     if gate and fmt in ("json", "sarif", "github"):  # text has it on stderr already
         result = replace(result, notices=[*gate, *result.notices])
     if fmt == "json":
-        from fanout_lint.reports import json_report
-
         return json_report.render(result, show_suppressed=show_suppressed)
     if fmt == "sarif":
-        from fanout_lint.reports import sarif
+        from fanout_lint.reports import sarif  # pathlib and urllib.parse: only for the format that needs them
 
         ran, severities = _rules_ran(rules, settings)
         return sarif.render(result, ran, severities, root, show_suppressed, docs_url=settings.docs_url,
                             baseline_used=baseline_used)
     if fmt == "github":
-        from fanout_lint.reports import github
-
         return github.render(result, root)
     if fmt == "junit":
-        from fanout_lint.policy.fail_level import fails
-        from fanout_lint.reports import junit
+        from fanout_lint.reports import junit  # xml.etree and pyexpat: only for the format that needs them
 
         return junit.render(result, root, lambda finding: fails(finding, settings.fail_on))
     if fmt == "gitlab":
-        from fanout_lint.reports import gitlab
-
         return gitlab.render(result, root)
-    from fanout_lint.reports import text
 
     output = text.render(result, colour=colour, unsafe_fixes=unsafe_fixes, quiet=quiet)
     if show_suppressed and result.suppressed:

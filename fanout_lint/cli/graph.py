@@ -7,10 +7,25 @@ draws, ``check`` gates.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import sys
 
+from fanout_lint.files.confine import Roots
+from fanout_lint.files.repository import repo_root
+from fanout_lint.policy import baseline
+from fanout_lint.policy.baseline import split
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.hierarchy import Hierarchy
+from fanout_lint.policy.settings import suggestion
+from fanout_lint.policy.var_files import problem
+from fanout_lint.reports import dot, markdown, mermaid, topology
+from fanout_lint.reports.topology import as_dict
+from fanout_lint.results.doc_links import RULE_DOCS_URL
 from fanout_lint.results.untrusted import clean
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.run.engine import lint_paths
 
 FORMATS = ("mermaid", "dot", "json", "markdown")
 DEFAULT_HOPS = 2
@@ -48,16 +63,6 @@ def add_options(graph) -> None:
 
 
 def run(args) -> int:
-    import os
-
-    from fanout_lint.files.confine import Roots
-    from fanout_lint.policy.config import ConfigError, Flags
-    from fanout_lint.policy.hierarchy import Hierarchy
-    from fanout_lint.reports import topology
-    from fanout_lint.results.doc_links import RULE_DOCS_URL
-    from fanout_lint.rules import ALL_RULES
-    from fanout_lint.run.engine import lint_paths
-
     if args.hops is not None and args.focus is None:
         return _fail("--hops applies only with --focus RESOURCE (the whole topology is drawn otherwise)")
     hops = DEFAULT_HOPS if args.hops is None else args.hops
@@ -66,9 +71,6 @@ def run(args) -> int:
     # the same configuration as `check`, so the graph shows the findings the gate sees
     flags = Flags(select=_split(args.select), ignore=_split(args.ignore), exclude=_split(args.exclude),
                   config=args.config, isolated=args.isolated, paths=tuple(args.paths), docs_url=args.docs_url)
-    import dataclasses
-
-    from fanout_lint.files.repository import repo_root
 
     root = repo_root(args.repo_root, os.getcwd())
     try:  # each unit under its own directory's configuration file, as `check` lints it
@@ -79,8 +81,6 @@ def run(args) -> int:
     settings = dataclasses.replace(settings, repo_root=root, repo_root_given=args.repo_root is not None,
                                    link=not args.no_link, configuration=hierarchy)
     if settings.var_files:  # the configuration's: held to the repository as in check
-        from fanout_lint.policy.var_files import problem
-
         unreadable = problem(settings.var_files, settings.config_var_files, root, settings.per_file_base)
         if unreadable:
             return _fail(unreadable)
@@ -97,23 +97,18 @@ def run(args) -> int:
     for notice in gate:  # what each configuration file that governs part of the drawing lowers
         sys.stderr.write(f"{notice}\n")
     if args.baseline:
-        from fanout_lint.policy.baseline import split
-
         result.findings = split(result.findings, known, root)[0]
     view = topology.build(result.graphs, result.findings, result.errors)
     if args.focus is not None:
         if not topology.matching(view, args.focus):
             for error in result.errors:
                 sys.stderr.write(f"{error}\n")
-            from fanout_lint.policy.settings import suggestion
 
             hint = suggestion(sorted({n.resource for n in view.nodes}), args.focus)
             return _fail(f"no resource {args.focus!r} in the topology{hint}")
         view = topology.focus(view, args.focus, hops)
     drawn = render(view, args.format, settings.docs_url or RULE_DOCS_URL, gate)
     if args.output:
-        from fanout_lint.files.confine import Roots
-
         try:  # held to the repository as every written path (confine.py); a failed write keeps the old file
             Roots(root, given=args.repo_root is not None).write(args.output, drawn.encode("utf-8"))
         except OSError as exc:
@@ -129,7 +124,6 @@ def _baseline(path: str | None) -> frozenset[str] | None:
     """The baseline's fingerprints (empty without one); None after printing its error."""
     if not path:
         return frozenset()
-    from fanout_lint.policy import baseline
 
     try:
         return baseline.load(path)
@@ -140,18 +134,11 @@ def _baseline(path: str | None) -> frozenset[str] | None:
 
 def render(view, fmt: str, docs_url: str, gate: tuple = ()) -> str:
     if fmt == "dot":
-        from fanout_lint.reports import dot
-
         return dot.render(view)
     if fmt == "json":
-        from fanout_lint.reports.topology import as_dict
-
         return json.dumps(as_dict(view), indent=2) + "\n"
     if fmt == "markdown":
-        from fanout_lint.reports import markdown
-
         return markdown.render(view, docs_url, gate=gate)
-    from fanout_lint.reports import mermaid
 
     return mermaid.render(view)
 

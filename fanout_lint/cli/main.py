@@ -1,7 +1,7 @@
 """The command line: ``fanout-lint [check] PATHS``, ``rules``, ``explain``.
 
-This module imports only what the files at hand need: never cfn-lint, and the HCL
-parser only when a Terraform directory is linted.
+It never imports cfn-lint, and the HCL parser only when a Terraform directory is
+linted (tests/test_import_discipline.py lists what is imported only when needed).
 """
 
 from __future__ import annotations
@@ -13,17 +13,37 @@ import os
 import sys
 
 from fanout_lint import __version__
+from fanout_lint.cli import check as check_command
+from fanout_lint.cli import graph as graph_command
+from fanout_lint.cli import standard_input
+from fanout_lint.cli.arguments import ArgumentsError, paths_of, split
+from fanout_lint.cli.check import UsageError, finish, reports_of, run_fixes, say_configuration, settings_for
+from fanout_lint.cli.explain import render
+from fanout_lint.cli.flag_hints import hints
+from fanout_lint.cli.progress import Progress, wanted
+from fanout_lint.cli.show_settings import render_rules, render_settings
+from fanout_lint.cli.standard_input import substituted
 from fanout_lint.cli.stdout import StdoutError, discard_stdout, write_stdout
+from fanout_lint.files.repository import repo_root
+from fanout_lint.loaders.parsing.parse_cache import open_cache
+from fanout_lint.policy.baseline import config_problem
+from fanout_lint.policy.config import ConfigError, Flags, unknown_rule
 from fanout_lint.policy.fail_level import EXIT_ERROR, EXIT_OK
+from fanout_lint.policy.hierarchy import resolve
+from fanout_lint.policy.settings import find_rule, renamed, suggestion
+from fanout_lint.policy.var_files import problem
+from fanout_lint.results.doc_links import RULE_DOCS_URL
 from fanout_lint.results.untrusted import clean
+from fanout_lint.rules import ALL_RULES
+from fanout_lint.run.engine import lint_paths
+from fanout_lint.run.unit import describe
+from fanout_lint.server.launch import run
 
 COMMANDS = ("check", "rules", "explain", "graph")
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # usage errors exit 2 with one line, never a traceback
-        from fanout_lint.cli.flag_hints import hints  # only for a usage error
-
         self.print_usage(sys.stderr)
         sys.stderr.write(f"fanout-lint: error: {clean(message + hints(self, message))}\n")
         raise SystemExit(EXIT_ERROR)
@@ -47,8 +67,8 @@ def _terminal_width() -> int:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of ``command`` (of every command when None: ``--help``). A run builds
-    only its own command: the others would cost their modules' imports, and each parser
-    its translated help texts, at every start."""
+    only its own command: each other parser would cost its translated help texts at
+    every start."""
     parser = _Parser(
         prog="fanout-lint",
         description="Lint SNS/SQS/Lambda fan-out topologies in CloudFormation (SAM, CDK output), "
@@ -73,7 +93,6 @@ def _check_options(check: argparse.ArgumentParser) -> None:
                        help="files or directories (default: .): CloudFormation, SAM and CDK output templates, "
                             "serverless.yml, Terraform and OpenTofu directories, plan JSON; after `--` every "
                             "argument is a path")
-    from fanout_lint.cli import check as check_command
 
     check.add_argument("--pre-commit", action="store_true",
                        help="the pre-commit hook's entry: the file names follow `--` (end the hook's args with it)")
@@ -110,8 +129,6 @@ def _explain_options(explain: argparse.ArgumentParser) -> None:
 
 
 def _graph_options(graph: argparse.ArgumentParser) -> None:
-    from fanout_lint.cli import graph as graph_command
-
     graph_command.add_options(graph)
 
 
@@ -176,7 +193,6 @@ def _failure(exc: Exception) -> str:
     if isinstance(exc, OSError):  # the machine, not the code: a full disk, no processes left
         where = f" ({exc.filename})" if exc.filename else ""
         return f"fanout-lint: error: {exc.strerror or exc}{where}"
-    from fanout_lint.run.pool import describe
 
     return f"fanout-lint: internal error: {describe(exc)}"
 
@@ -184,8 +200,6 @@ def _failure(exc: Exception) -> str:
 def _run(argv: list[str] | None, startup: StartUp) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["server"]:  # the language server: its own module, and pygls only there
-        from fanout_lint.server.launch import run
-
         startup.over()
         return run(argv[1:])
     if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
@@ -194,7 +208,6 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
             sys.stderr.write(clean(mistyped) + "\n")
             return EXIT_ERROR
         argv = ["check", *argv]
-    from fanout_lint.cli.arguments import ArgumentsError, paths_of, split
 
     try:
         line = split(argv)  # a file name after `--` is never an option
@@ -212,8 +225,6 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
     if args.command == "explain":
         return _explain(args)
     if args.command == "graph":
-        from fanout_lint.cli import graph as graph_command
-
         startup.over()  # it lints
         return graph_command.run(args)
     return _check(args, startup)
@@ -221,8 +232,6 @@ def _run(argv: list[str] | None, startup: StartUp) -> int:
 
 def _mistyped_command(word: str) -> str | None:
     """The error for a first word that is no path and almost a command (``chek``)."""
-    from fanout_lint.policy.settings import suggestion
-
     if word.startswith("-") or os.path.lexists(word) or "/" in word or "." in word:
         return None
     hint = suggestion(COMMANDS, word)
@@ -251,8 +260,6 @@ def _say(line: str) -> None:
 
 
 def _all_rules():
-    from fanout_lint.rules import ALL_RULES
-
     return ALL_RULES
 
 
@@ -271,10 +278,6 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 
 def _check(args, startup: StartUp) -> int:
-    from fanout_lint.cli.check import UsageError, reports_of, settings_for
-    from fanout_lint.files.repository import repo_root
-    from fanout_lint.run.engine import lint_paths
-
     rules = _all_rules()
     resolved = settings_for(args, rules, _split)  # configuration file, then flags
     if resolved is None:
@@ -291,24 +294,18 @@ def _check(args, startup: StartUp) -> int:
     # --write-baseline records every finding, so it needs no baseline to read (and may
     # be what creates the configured one)
     if not getattr(args, "baseline", None) and not getattr(args, "write_baseline", None) and settings.baseline:
-        from fanout_lint.policy.baseline import config_problem
-
         refused = config_problem(settings.baseline, args.repo_root, settings.per_file_base)
         if refused:
             sys.stderr.write(clean(f"fanout-lint: error: {refused}") + "\n")
             return EXIT_ERROR
         args.baseline = settings.baseline  # the configuration's, when the flag is not given
     if settings.var_files:
-        from fanout_lint.policy.var_files import problem
-
         unreadable = problem(settings.var_files, settings.config_var_files, args.repo_root, settings.per_file_base)
         if unreadable:
             sys.stderr.write(clean(f"fanout-lint: error: {unreadable}") + "\n")
             return EXIT_ERROR
     stdin = None
     if args.stdin_filename is not None or "-" in args.paths:
-        from fanout_lint.cli import standard_input
-
         try:
             named = standard_input.check_request(args.paths, args.stdin_filename, args.repo_root, args.fix)
             stdin = (named, standard_input.read(getattr(sys.stdin, "buffer", None), named))
@@ -324,7 +321,6 @@ def _check(args, startup: StartUp) -> int:
         return EXIT_ERROR
     if args.show_settings:
         return _show_settings(args, rules, settings, config_path)
-    from fanout_lint.loaders.parsing.parse_cache import open_cache
 
     cache = open_cache(os.environ, disabled=args.no_cache,
                        warn=lambda message: sys.stderr.write(clean(f"fanout-lint: warning: {message}") + "\n"))
@@ -340,21 +336,14 @@ def _check(args, startup: StartUp) -> int:
                 progress.close()
 
     if stdin is not None:  # the text stands in for the file until the run is reported
-        from fanout_lint.cli.standard_input import substituted
-
         with substituted(*stdin):
             return _lint_and_report(args, rules, settings, lint)
     return _lint_and_report(args, rules, settings, lint)
 
 
 def _lint_and_report(args, rules, settings, lint) -> int:
-    from fanout_lint.cli.check import finish
-    from fanout_lint.policy.config import ConfigError
-
     try:
         if args.fix or args.diff:
-            from fanout_lint.cli.check import run_fixes
-
             return run_fixes(args, rules, settings, _colour(args.color), lint)
         return finish(lint(), args, rules, settings, colour=_colour(args.color))
     except ConfigError as exc:  # a configuration file below the paths: found as the run walks to it
@@ -365,11 +354,6 @@ def _lint_and_report(args, rules, settings, lint) -> int:
 def _show_settings(args, rules, settings, config_path) -> int:
     """``--show-settings [PATH...]``: the settings each path is linted under, and the file
     they come from (the paths' common directory's without a path)."""
-    from fanout_lint.cli.check import say_configuration
-    from fanout_lint.cli.show_settings import render_settings
-    from fanout_lint.policy.config import ConfigError
-    from fanout_lint.results.doc_links import RULE_DOCS_URL
-
     hierarchy = settings.configuration
     try:
         scopes = list(dict.fromkeys(hierarchy.scope_of_path(p, record=False) for p in args.paths))
@@ -393,8 +377,6 @@ def _show_settings(args, rules, settings, config_path) -> int:
 
 
 def _progress(args):
-    from fanout_lint.cli.progress import Progress, wanted
-
     return Progress(sys.stderr) if wanted(sys.stderr, args.quiet, os.environ) else None
 
 
@@ -414,9 +396,6 @@ def _colour(choice: str) -> bool:
 
 
 def _rules(args) -> int:
-    from fanout_lint.cli.show_settings import render_rules
-    from fanout_lint.policy.config import ConfigError, Flags, resolve
-
     rules = _all_rules()
     try:
         settings, _ = resolve(Flags(config=args.config, isolated=args.isolated), rules, os.getcwd())
@@ -428,10 +407,6 @@ def _rules(args) -> int:
 
 
 def _explain(args) -> int:
-    from fanout_lint.cli.explain import render
-    from fanout_lint.policy.config import unknown_rule
-    from fanout_lint.policy.settings import find_rule, renamed
-
     rule = find_rule(_all_rules(), args.rule)
     if rule is None:
         sys.stderr.write(clean(f"fanout-lint: error: {unknown_rule(_all_rules(), args.rule)}") + "\n")

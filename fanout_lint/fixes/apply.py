@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from fanout_lint.fixes.positions import Lines, is_hcl
 from fanout_lint.fixes.sources import Source, SourceError, read_source
+from fanout_lint.loaders.parsing.yaml_source import ParseError, parse_json, parse_yaml
 from fanout_lint.model.record import ValueRecord
 from fanout_lint.results.records import Edit, LoadError
 
@@ -77,7 +78,6 @@ def parse_problem(path: str, text: str) -> str | None:
         except HclError as exc:
             return exc.message
         return None
-    from fanout_lint.loaders.parsing.yaml_source import ParseError, parse_json, parse_yaml
 
     json_syntax = path.lower().endswith(".json") or text.lstrip().startswith("{")
     try:

@@ -22,13 +22,22 @@ from typing import TYPE_CHECKING
 
 from cfnlint.rules import CloudFormationLintRule, RuleMatch
 
+from fanout_lint.loaders import Parsed
 from fanout_lint.loaders.cloudformation.loader import load_template
+from fanout_lint.loaders.links.application import load_application
+from fanout_lint.loaders.links.stack_links import nested_stacks
 from fanout_lint.loaders.parsing.located import MAX_DEPTH, Map, Seq
 from fanout_lint.model.nodes import Loc
-from fanout_lint.policy.settings import Settings, find_rule, suggestion
+from fanout_lint.policy.config import ConfigError, Flags
+from fanout_lint.policy.file_ignores import ignored
+from fanout_lint.policy.hierarchy import resolve
+from fanout_lint.policy.settings import Settings, enabled_rules, find_rule, suggestion
+from fanout_lint.policy.suppressions import Applied, apply_inline
 from fanout_lint.results.records import Finding, Notice
 from fanout_lint.rule import Option, OptionType, Rule
 from fanout_lint.rules import ALL_RULES
+from fanout_lint.run.link_plan import repository_root
+from fanout_lint.run.unit import check_graph
 
 if TYPE_CHECKING:
     from typing import Any
@@ -293,11 +302,6 @@ def run_of(cfn: Any):
 
 
 def _lint(cfn: Any, options: dict[str, dict] | None):
-    from fanout_lint.policy.file_ignores import ignored
-    from fanout_lint.policy.settings import enabled_rules
-    from fanout_lint.policy.suppressions import Applied, apply_inline
-    from fanout_lint.run.unit import check_graph
-
     file = cfn.filename or "-"
     data = to_located(cfn.template, file)
     if not isinstance(data, dict):
@@ -325,8 +329,6 @@ def configured(options: dict[str, dict] | None, file: str, cwd: str) -> tuple[Se
     written once for both. Options given through cfn-lint win over the file's. Severity
     stays the rule's own: cfn-lint's level is the ID's first letter. A file that cannot
     be used is a notice (``WFL000``) and the defaults apply."""
-    from fanout_lint.policy.config import ConfigError, Flags, resolve
-
     given = {rule: dict(values) for rule, values in (options or {}).items()}
     try:
         settings, _ = resolve(Flags(paths=(file,)), ALL_RULES, cwd)
@@ -344,14 +346,9 @@ def _graph(data: dict, file: str):
     """cfn-lint lints one template at a time. Its nested stacks with local templates are
     linked (their parameters from this template, their outputs back into it); an
     ``Fn::ImportValue`` stays unknown, since the exporting template is not at hand."""
-    from fanout_lint.loaders.links.stack_links import nested_stacks
-    from fanout_lint.run.link_plan import repository_root
-
     root = repository_root(file) if file != "-" else "."
     if file == "-" or not any(n.template for n in nested_stacks(data, file, root)):
         return load_template(data, file)
-    from fanout_lint.loaders import Parsed
-    from fanout_lint.loaders.links.application import load_application
 
     graph, _, _ = load_application((file,), root, given={file: Parsed(data, "yaml", None)})
     return graph if graph is not None else load_template(data, file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -10,7 +11,9 @@ from typing import TYPE_CHECKING
 from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.cloudformation.template import is_read, is_template
+from fanout_lint.loaders.links.link_sections import cut
 from fanout_lint.loaders.parsing.escapes import may_hide_words
+from fanout_lint.loaders.parsing.numbers import long_number_error
 from fanout_lint.loaders.parsing.parse_cache import ParseCache
 from fanout_lint.loaders.parsing.yaml_source import (
     MAX_BYTES,
@@ -217,11 +220,8 @@ def _as_yaml(text: str, path: str):
         return None
     if _is_plan(data) or is_template(data):
         return data
-    if _is_service(data):
-        from fanout_lint.loaders.serverless.loader import is_service
-
-        if is_service(data):
-            return data
+    if is_service(data):
+        return data
     _no_template_further_on(text, path)
     return None
 
@@ -240,15 +240,11 @@ def _readable(data) -> bool:
 
 
 def _plain_json(text: str, path: str):
-    import json
-
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except ValueError:  # an integer of more digits than Python converts
-        from fanout_lint.loaders.parsing.numbers import long_number_error
-
         raise long_number_error(text, "JSON") from None
     except RecursionError:
         return parse_json(text, path)  # too deep for json: the located parse says so in its words
@@ -260,11 +256,8 @@ def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
     parsed = parse_file(path, located)
     if not isinstance(parsed, Parsed) or _is_plan(parsed.data) or not is_template(parsed.data):
         return parsed if isinstance(parsed, LoadError) else None
-    if "service" in parsed.data:
-        from fanout_lint.loaders.serverless.loader import is_service
-
-        if is_service(parsed.data):
-            return None
+    if is_service(parsed.data):
+        return None
     return parsed
 
 
@@ -288,8 +281,6 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
                     return None
                 raise
     else:
-        from fanout_lint.loaders.links.link_sections import cut
-
         # the cut keeps the entries whose text holds a word: an escaped word is not there
         part = None if may_hide_words(text) else cut(text, words)
         parsed = None
@@ -304,11 +295,8 @@ def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
             parsed = parse_yaml(text, path)
     if _is_plan(parsed) or not is_template(parsed):
         return None
-    if "service" in parsed:
-        from fanout_lint.loaders.serverless.loader import is_service
-
-        if is_service(parsed):
-            return None
+    if is_service(parsed):
+        return None
     return parsed
 
 
@@ -323,11 +311,10 @@ def _load_file(path: str) -> tuple[list[Graph], list[LoadError]]:
         from fanout_lint.loaders.terraform_plan.loader import load_plan
 
         return load_plan(parsed, path)
-    if _is_service(parsed):
-        from fanout_lint.loaders.serverless.loader import is_service, load_service
+    if is_service(parsed):
+        from fanout_lint.loaders.serverless.loader import load_service
 
-        if is_service(parsed):
-            return load_service(parsed, path, syntax, text)
+        return load_service(parsed, path, syntax, text)
     if not is_template(parsed):
         return [], []
     from fanout_lint.loaders.cloudformation.loader import load_template
@@ -342,6 +329,17 @@ def _syntax(text: str, path: str) -> str:
 def _is_service(parsed) -> bool:
     """A Serverless Framework service: its ``service`` key says so."""
     return isinstance(parsed, dict) and "service" in parsed
+
+
+def is_service(data: Any) -> bool:
+    """A Serverless Framework service for AWS, by its content."""
+    if not isinstance(data, dict) or "service" not in data:
+        return False
+    provider = data.get("provider")
+    name = provider.get("name") if isinstance(provider, dict) else None
+    if name is not None:
+        return name == "aws"
+    return "functions" in data
 
 
 def _is_plan(parsed) -> bool:

@@ -485,17 +485,6 @@ class Flags(Record):
     paths: tuple[str, ...] = ()  # the linted paths: each unit's configuration is the one nearest it
 
 
-def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
-    """The settings of a run over ``flags.paths`` taken as one (their common directory's
-    configuration file, or ``--config``'s, or none with ``--isolated``) and the file they
-    came from (None when there is none). A run that lints gives each unit its own
-    directory's (``hierarchy.Hierarchy``); this is what ``rules`` and a caller that wants
-    one settings get."""
-    from fanout_lint.policy.hierarchy import Hierarchy  # it builds on this module
-
-    return Hierarchy(flags, rules, cwd).primary(flags.paths)
-
-
 def settings_from(config: FileConfig, path: str | None, flags: Flags, rules: tuple[Rule, ...],
                   cwd: str = ".") -> Settings:
     """The settings of the configuration file ``config`` at ``path`` (an empty one and None

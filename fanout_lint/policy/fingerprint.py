@@ -9,6 +9,7 @@ logical ID hashes) or rewording a message keeps it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 from fanout_lint.results.records import Finding
@@ -38,7 +39,6 @@ def fingerprint(finding: Finding, root: str = ".") -> str:
         related = {r for r in related if "/" in r}
     # the primary resource first; the related ones as a set, since their order is incidental
     parts = [VERSION, finding.rule, unit, involved[0], *sorted(related)]
-    import hashlib  # here, not at the top: loading OpenSSL costs every run milliseconds
 
     # The unit and the involved names are the raw ones (the display copies are cleaned and
     # may coincide). A file name that is not valid UTF-8 arrives surrogate-escaped and a JSON

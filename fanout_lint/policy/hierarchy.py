@@ -278,3 +278,12 @@ def _relative(absolute: str, base: str) -> str:
         return os.path.relpath(absolute, base)
     except ValueError:  # another drive
         return absolute
+
+
+def resolve(flags: Flags, rules: tuple[Rule, ...], cwd: str = ".") -> tuple[Settings, str | None]:
+    """The settings of a run over ``flags.paths`` taken as one (their common directory's
+    configuration file, or ``--config``'s, or none with ``--isolated``) and the file they
+    came from (None when there is none). A run that lints gives each unit its own
+    directory's (``Hierarchy``); this is what ``rules`` and a caller that wants
+    one settings get."""
+    return Hierarchy(flags, rules, cwd).primary(flags.paths)

@@ -7,6 +7,7 @@ FL2xx rule). A key that names nothing gets the nearest names as a suggestion.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -111,8 +112,6 @@ def match_rules(rules: tuple[Rule, ...], key: str) -> tuple[Rule, ...]:
 
 def suggestion(choices, key: str) -> str:
     """`` (did you mean X?)`` for the nearest of ``choices``, or ""."""
-    import difflib  # only for a mistyped name: a run that has none never loads it
-
     by_lower = {c.lower(): c for c in choices}
     near = difflib.get_close_matches(key.strip().lower(), list(by_lower), n=1, cutoff=0.6)
     return f" (did you mean {by_lower[near[0]]}?)" if near else ""

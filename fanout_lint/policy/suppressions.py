@@ -18,6 +18,7 @@ a Terraform comment that is on no resource block (above a ``module`` block, say)
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -125,8 +126,6 @@ def suppression_problem(suppression: Suppression, rules: tuple[Rule, ...], today
             hint = "`reason: ...`"
         return f"suppression of {key} has no reason; it is not applied (add {hint})"
     if suppression.until:
-        import datetime  # here: a run whose suppressions have no end date imports none
-
         try:
             until = datetime.date.fromisoformat(str(suppression.until).strip())
         except ValueError:

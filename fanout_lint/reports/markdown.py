@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from fanout_lint.policy.gate import summary_lines
 from fanout_lint.reports import mermaid
 from fanout_lint.reports.topology import Topology
 from fanout_lint.results.doc_links import RULE_DOCS_URL
@@ -80,8 +81,6 @@ def render(topology: Topology, docs: str = RULE_DOCS_URL, limit: int = MAX_SUMMA
     units = len(topology.clusters)
     head = [f"## fanout-lint: {_headline(findings)} in {units} unit{'s' if units != 1 else ''}", ""]
     if gate:
-        from fanout_lint.policy.gate import summary_lines
-
         head += summary_lines(gate, code)
     counts = _counts(findings, docs) + [""] if findings else []
     diagram = _diagram(topology)

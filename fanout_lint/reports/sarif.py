@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from urllib.parse import quote
 
 from fanout_lint import __version__
 from fanout_lint.model.nodes import Loc
@@ -174,8 +175,6 @@ def _artifact(file: str, root: str) -> dict:
 
 
 def _escape_uri(path: str) -> str:
-    from urllib.parse import quote
-
     return quote(path, safe="/-_.~")
 
 

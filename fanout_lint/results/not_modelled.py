@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fanout_lint.loaders.parsing.located import loc_of
 from fanout_lint.model.nodes import (
     EventRule,
     EventSourceMapping,
@@ -164,8 +165,6 @@ def of_serverless_plugins(data: dict, loc: Loc) -> list[NotModelled]:
     """Each plugin a Serverless service names (``plugins:``, a list or ``modules:``): what
     a plugin adds to the stack is only known by running it. The build-only plugins
     (``BUILD_ONLY_PLUGINS``) add no messaging resources, and are not named."""
-    from fanout_lint.loaders.parsing.located import loc_of
-
     plugins = data.get("plugins")
     if isinstance(plugins, dict):
         plugins = plugins.get("modules")
@@ -177,8 +176,6 @@ def of_serverless_plugins(data: dict, loc: Loc) -> list[NotModelled]:
 
 
 def _sam_events(resource: Any) -> list[NotModelled]:
-    from fanout_lint.loaders.parsing.located import loc_of
-
     events = resource.props.get("Events")
     found = []
     for name, event in events.items() if isinstance(events, dict) else ():

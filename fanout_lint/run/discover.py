@@ -31,6 +31,7 @@ from fanout_lint.files.regular_files import resolved_path
 from fanout_lint.files.repository import repo_root
 from fanout_lint.loaders.candidate import Candidate
 from fanout_lint.loaders.terraform.files import suffix_of
+from fanout_lint.loaders.terraform.module_calls import modules_of_others, roots_calling
 from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Loc
 from fanout_lint.results.records import Notice, Skipped
@@ -114,8 +115,6 @@ def find_units(paths: list[str], exclude: Exclude = (), root: str | None = None,
     terraform = [c.path for c in candidates.values() if c.format is Format.TERRAFORM]
     modules = set()
     if len(terraform) > 1:  # module calls are read only when there are directories to call
-        from fanout_lint.loaders.terraform.module_calls import modules_of_others
-
         modules = modules_of_others(terraform, {c.path: c.root for c in candidates.values() if c.format is Format.TERRAFORM})
     ordered = sorted(
         (c for c in candidates.values() if not (c.format is Format.TERRAFORM and c.path in modules)),
@@ -128,8 +127,6 @@ def _to_module_roots(candidates: dict, from_files: list[Candidate], root: str, e
     """Replace each directory named by a file with the repository's root directories that
     load it as a local module: alone it would be linted with its variable defaults, under
     other addresses than its callers give it, and their baselines would not match."""
-    from fanout_lint.loaders.terraform.module_calls import roots_calling
-
     found, _ = _walk(os.path.relpath(root), exclude, [], root, [])  # relative, as the run shows paths
     directories = [c.path for c in found if c.format is Format.TERRAFORM]
     for candidate in from_files:

@@ -19,11 +19,15 @@ from __future__ import annotations
 import gc
 import os
 
+from fanout_lint.fixes.sources import merge
 from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.terraform.hcl_install import parser_problem
 from fanout_lint.policy.settings import Settings
 from fanout_lint.results.records import LoadError, Result
 from fanout_lint.rule import Rule
 from fanout_lint.run.discover import find_units
+from fanout_lint.run.jobs import choose_jobs
+from fanout_lint.run.link_plan import plan
 from fanout_lint.run.unit import lint_or_error
 
 
@@ -49,7 +53,6 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     found = find_units(paths, exclude, root, settings.repo_root_given, elsewhere)  # 1
     result = Result(errors=[LoadError(m.path, None, m.message) for m in found.missing], skipped=list(found.skipped),
                     notices=list(found.notices))
-    from fanout_lint.loaders.terraform.hcl_install import parser_problem
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
@@ -79,8 +82,6 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
         result.not_modelled += unit.not_modelled
         result.graphs.extend(unit.graphs)
         if unit.fix_sources:
-            from fanout_lint.fixes.sources import merge
-
             merge(result.fix_sources, unit.fix_sources)
 
 
@@ -88,7 +89,6 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
           memo=None) -> list:
     if not settings.link:
         return list(candidates)
-    from fanout_lint.run.link_plan import plan
 
     named = [p for p in paths if not os.path.isdir(p)] if settings.link_repository else []
     # the plan parses parts of the templates that may link: acyclic trees, as every
@@ -105,12 +105,12 @@ def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, roo
 def _lint_all(work: list, rules: tuple[Rule, ...], settings: Settings | list[Settings], keep_graphs: bool):
     """Each unit's or application's result in the order of ``work``: in worker processes
     when there are many. ``settings``: for every unit, or a list, each unit's own."""
-    from fanout_lint.run.pool import choose_jobs, lint_in_parallel
-
     each = settings if isinstance(settings, list) else [settings] * len(work)
     run = each[0] if each else Settings()
     jobs = 1 if keep_graphs else choose_jobs(run.jobs, len(work))  # graphs stay in this process
     if jobs > 1:
+        from fanout_lint.run.pool import lint_in_parallel  # the process machinery only for many units
+
         return lint_in_parallel(work, rules, each, jobs)
     # as in a worker, a unit that raises is an error of its own, and the others are linted
     return (lint_or_error(item, rules, own, keep_graphs) for item, own in zip(work, each))

@@ -31,8 +31,13 @@ from typing import TYPE_CHECKING
 
 from fanout_lint.files.regular_files import read_bounded
 from fanout_lint.files.repository import top_level
+from fanout_lint.loaders import link_data
 from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.cloudformation.cdk_assembly import MANIFEST, stack_names
+from fanout_lint.loaders.links.stack_links import LINK_WORDS, exports, imports, naming, nested_stacks
+from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.escapes import may_hide_text_in_bytes, may_hide_words_in_bytes
+from fanout_lint.loaders.parsing.yaml_source import MAX_BYTES
 from fanout_lint.model.format import Format
 from fanout_lint.run.discover import walk_templates
 
@@ -165,8 +170,6 @@ class _Scan:
 
     # -- bytes ----------------------------------------------------------------
     def data(self, path: str) -> bytes:
-        from fanout_lint.loaders.parsing.yaml_source import MAX_BYTES
-
         try:
             return read_bounded(path, MAX_BYTES, follow=False)
         except OSError:
@@ -209,8 +212,6 @@ class _Scan:
     def stack_name(self, path: str) -> str | None:
         directory = os.path.dirname(os.path.abspath(path))
         if directory not in self._stack_names:
-            from fanout_lint.loaders.cloudformation.cdk_assembly import MANIFEST, stack_names
-
             present = os.path.isfile(os.path.join(directory, MANIFEST))
             self._stack_names[directory] = stack_names(directory) if present else {}
         return self._stack_names[directory].get(os.path.basename(path))
@@ -413,10 +414,6 @@ def _facts_of(path: str, data: bytes, marks, stack_name: str | None, root: str) 
     read from the parts of it that can say so (``loaders.link_data``); nothing when it
     cannot be read, is no template, or is too costly to evaluate (linted alone, it says
     why)."""
-    from fanout_lint.loaders import link_data
-    from fanout_lint.loaders.links.stack_links import LINK_WORDS, exports, imports, naming, nested_stacks
-    from fanout_lint.loaders.parsing.budget import Budget
-
     try:
         template = link_data(path, data, LINK_WORDS)
         if template is None:

@@ -16,12 +16,18 @@ other unit is linted.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import sys
+import threading
 from collections import deque
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from fanout_lint.results.records import LoadError, Result
 from fanout_lint.run.unit import describe, lint_or_error
 
 if TYPE_CHECKING:
@@ -32,28 +38,11 @@ if TYPE_CHECKING:
     from fanout_lint.results.records import Result
     from fanout_lint.rule import Rule
 
-# Below this many units per worker, starting workers costs more than it saves
-# (a small template lints in about a millisecond; a worker starts in tens of them).
-UNITS_PER_WORKER = 32
-MAX_AUTO_JOBS = 8
 # Batches in flight per worker: enough to keep every worker busy, few enough that a
 # broken pool leaves few suspects to run again.
 IN_FLIGHT_PER_WORKER = 2
 DIED = "worker process died while linting this unit"
 EXIT_TERMINATED = 128 + 15  # as a shell reports a process ended by SIGTERM
-
-
-def available_cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
-
-
-def choose_jobs(requested: int | None, units: int) -> int:
-    """The number of worker processes: the request, or one chosen from machine and work."""
-    if requested is not None and requested > 0:
-        return max(1, min(requested, units))
-    return max(1, min(available_cpus(), MAX_AUTO_JOBS, units // UNITS_PER_WORKER))
 
 
 def lint_in_parallel(
@@ -62,9 +51,6 @@ def lint_in_parallel(
     """Each candidate's result, in the order of ``candidates``. ``settings``: for every
     candidate, or a list, each candidate's own (its configuration file's: hierarchy.py).
     Each worker gets every distinct settings once; a unit goes with the number of its own."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-    from concurrent.futures.process import BrokenProcessPool
-
     each = settings if isinstance(settings, list) else [settings] * len(candidates)
     distinct: dict[int, int] = {}
     for own in each:
@@ -115,10 +101,6 @@ def lint_in_parallel(
 
 def _alone(item: tuple[int, Candidate], rules: tuple[Rule, ...], table: tuple[Settings, ...]) -> Result:
     """The unit linted in a pool of its own, so that a failure can only be its own."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from fanout_lint.results.records import LoadError, Result
-
     candidate = item[1]
     with _workers(1, rules, table) as pool:
         try:
@@ -134,9 +116,6 @@ def _alone(item: tuple[int, Candidate], rules: tuple[Rule, ...], table: tuple[Se
 def _workers(jobs: int, rules: tuple[Rule, ...], table: tuple[Settings, ...]):
     """A process pool whose workers are killed, not waited for, when the run is cut short
     (an exception, the caller dropping the results)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     before = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(
         max_workers=jobs, mp_context=_context(), initializer=_init_worker, initargs=(rules, table)
@@ -151,8 +130,6 @@ def _workers(jobs: int, rules: tuple[Rule, ...], table: tuple[Settings, ...]):
 
 
 def _kill_children_since(before: set) -> None:
-    import multiprocessing
-
     workers = [p for p in multiprocessing.active_children() if p not in before]
     for process in workers:
         process.kill()
@@ -166,10 +143,6 @@ def _sigterm_ends_workers():
     would kill this process alone and leave its workers waiting for work forever; and
     the exit must not wait for units in flight (the pool's exit hook joins its threads,
     which wait for running work), so the handler kills the workers itself."""
-    import multiprocessing
-    import signal
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread
         return
@@ -203,8 +176,6 @@ def _sigterm_ends_workers():
 def _context():
     # fork starts workers in milliseconds and hands them the rules without pickling;
     # where fork is unavailable (Windows, macOS default) spawn re-imports instead.
-    import multiprocessing
-
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -215,8 +186,6 @@ _worker: dict = {}
 
 
 def _init_worker(rules, table) -> None:
-    import signal
-
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's handler is for the parent
     _worker["rules"] = rules
     _worker["settings"] = table

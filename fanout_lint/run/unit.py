@@ -12,8 +12,11 @@ import gc
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from fanout_lint.fixes import Planner
+from fanout_lint.fixes.sources import planned_on
 from fanout_lint.loaders import load_candidate
 from fanout_lint.loaders.candidate import Candidate
+from fanout_lint.loaders.links.application import load_application
 from fanout_lint.loaders.parsing.budget import BudgetExceeded
 from fanout_lint.model.format import Format
 from fanout_lint.model.graph import Graph
@@ -23,9 +26,10 @@ from fanout_lint.policy.settings import Settings, enabled_rules, options_for, se
 from fanout_lint.policy.suppressions import apply_inline
 from fanout_lint.results.cdk_hints import where_in_cdk
 from fanout_lint.results.not_modelled import account
-from fanout_lint.results.records import Finding, LoadError, Related, Result
+from fanout_lint.results.records import Finding, LoadError, Related, Result, Skipped
 from fanout_lint.rule import Rule, Violation
 from fanout_lint.run.link_plan import Application, file_key
+from fanout_lint.run.unsupported import why_not_linted
 
 if TYPE_CHECKING:
     from fanout_lint.run.link_plan import Application
@@ -88,9 +92,6 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         return Result(errors=[LoadError(candidate.path, None, f"internal error while loading: {type(exc).__name__}: {exc}")])
     result.errors.extend(errors)
     if not graphs and not errors and isinstance(candidate, Candidate) and candidate.format is Format.CLOUDFORMATION:
-        from fanout_lint.results.records import Skipped
-        from fanout_lint.run.unsupported import why_not_linted
-
         result.skipped.append(Skipped(candidate.path, why_not_linted(candidate.path)))
     result.notices.extend(notices)
     reported = candidate.reported if isinstance(candidate, Application) else None
@@ -113,8 +114,6 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
         account(result, graph, None if reported is None else (lambda file: file_key(file) in reported))
         result.errors.extend(rule_errors)
         if any(f.fix is not None for f in applied.kept):
-            from fanout_lint.fixes.sources import planned_on
-
             result.fix_sources.update(planned_on(graph.sources, applied.kept))
         graph.sources = {}  # the fixes are planned: the texts are not needed any more
         if keep_graphs:
@@ -123,8 +122,6 @@ def _lint_unit(candidate: Candidate | Application, rules: tuple[Rule, ...], sett
 
 
 def _load_application(app: Application):
-    from fanout_lint.loaders.links.application import load_application
-
     graph, errors, notices = load_application(app.paths, app.root, dict(app.stack_names), app.ambiguous)
     return ([graph] if graph is not None else []), errors, notices
 
@@ -171,8 +168,6 @@ class _FixPlanner:
 
     def plan(self, node, fix):
         if self.planner is None:
-            from fanout_lint.fixes import Planner
-
             self.planner = Planner(self.graph)
         return self.planner.plan(node, fix)
 

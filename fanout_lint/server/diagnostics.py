@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from fanout_lint.cli.standard_input import limit_for
 from fanout_lint.files.regular_files import read_bounded
@@ -37,8 +38,6 @@ def absolute(file: str) -> str:
 
 
 def uri_of(path: str) -> str:
-    from pygls.uris import from_fs_path
-
     return from_fs_path(path) or f"file://{path}"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from fanout_lint.rules import ALL_RULES
+
 EXTRA = ("fanout-lint: error: the server needs pygls and lsprotocol: install fanout-lint with its "
          "server extra (fanout-lint[server])")
 
@@ -25,7 +27,6 @@ def run(argv: list[str]) -> int:
             sys.stderr.write(EXTRA + "\n")
             return 2
         raise
-    from fanout_lint.rules import ALL_RULES
 
     # The protocol owns the process's standard output: it gets the descriptor, and
     # anything else that would print goes to standard error, the editor's log.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.cloudformation.intrinsics import Intrinsics
+from fanout_lint.loaders.cloudformation.sam import expand as expand_sam
 from fanout_lint.loaders.cloudformation.template import RawResource, means_sam, raw_resources
 from fanout_lint.loaders.cloudformation.view import CfnView
 from fanout_lint.loaders.links.linker import Linker
@@ -57,8 +58,6 @@ def open_stack(data: dict, file: str, syntax: str, text: str | None, budget: Bud
     resources = raw_resources(data, file, syntax)
     passed_over = of_cloudformation(resources)  # before SAM drops the events it does not expand
     if means_sam(data, resources):
-        from fanout_lint.loaders.cloudformation.sam import expand as expand_sam  # SAM's loader only for SAM
-
         resources = expand_sam(resources, data)
     parameters = data.get("Parameters") if isinstance(data.get("Parameters"), dict) else {}
     mappings = data.get("Mappings") if isinstance(data.get("Mappings"), dict) else {}

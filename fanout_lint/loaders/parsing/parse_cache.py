@@ -34,6 +34,7 @@ is larger than a shard's share.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -235,7 +236,7 @@ class ParseCache:
 
     def _new_namespace(self, namespace: str) -> None:
         """Remove the entries of other versions: no run of this one reads them."""
-        import shutil
+        import shutil  # it imports zlib, bz2 and lzma: only when a new version starts its cache
 
         try:
             names = os.listdir(self.root)
@@ -299,8 +300,6 @@ def _read_entry(path: str, limit: int) -> bytes | None:
 
 
 def _digest(data: bytes) -> str:
-    import hashlib  # OpenSSL: only when there is something to look up
-
     return hashlib.sha256(data).hexdigest()
 
 

@@ -20,6 +20,7 @@ from array import array
 from sys import intern
 
 from fanout_lint.files.regular_files import TEMPLATE_BYTES, describe_size
+from fanout_lint.loaders.parsing.json_source import UNLOCATABLE, loads, locate
 from fanout_lint.loaders.parsing.located import MAX_DEPTH, OFFSET, Map, ParseError, Seq, Text
 from fanout_lint.loaders.parsing.numbers import long_number_error, too_long
 from fanout_lint.model.nodes import Loc
@@ -491,8 +492,6 @@ def parse_json(text: str, file: str, wanted=None, read=None):
     such as trailing commas, hence ``json`` first. Where libyaml rejects valid JSON (rare
     escapes), keys are found by search.
     """
-    from fanout_lint.loaders.parsing.json_source import UNLOCATABLE, loads, locate
-
     collecting = gc.isenabled()
     gc.disable()  # the tree holds no reference cycles (see parse_yaml)
     try:

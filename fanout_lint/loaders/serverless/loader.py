@@ -122,17 +122,6 @@ DESTINATIONS = Written(Format.CLOUDFORMATION, "Serverless destinations", transfo
                               ("maximum_event_age", "maximumEventAge")))
 
 
-def is_service(data: Any) -> bool:
-    """A Serverless Framework service for AWS, by its content."""
-    if not isinstance(data, dict) or "service" not in data:
-        return False
-    provider = data.get("provider")
-    name = provider.get("name") if isinstance(provider, dict) else None
-    if name is not None:
-        return name == "aws"
-    return "functions" in data
-
-
 def load_service(data: dict, file: str, syntax: str, text: str) -> tuple[list[Graph], list[LoadError]]:
     budget = Budget(file=file)
     included = include_files(data, file, syntax)

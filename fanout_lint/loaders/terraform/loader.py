@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
+from fanout_lint.files.confine import Roots
 from fanout_lint.loaders.build import build
 from fanout_lint.loaders.links.linker import Linker
 from fanout_lint.loaders.parsing.budget import TooLarge
@@ -64,8 +65,6 @@ def load_terraform_dir(path: str, cache: ParseCache | None = None,
     """``root``: the repository local modules are confined to (``confine.py``; None: the
     one ``confine.Roots`` gives a path named alone). ``var_files``: tfvars read after the
     directory's own, as ``-var-file``."""
-    from fanout_lint.files.confine import Roots
-
     unit, root = load_unit(path, cache, Roots().of(path) if root is None else root, var_files)
     if root is None or unit.incomplete:
         return [], unit.errors

@@ -26,6 +26,7 @@ Where the cache directory cannot be written the tables are built in memory, ever
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import os
 import stat
@@ -121,8 +122,6 @@ def syntax_fingerprint() -> str:
     """What a parsed file depends on, for the parse cache: the grammar, Lark's version,
     this package's version and the sources of the modules that shape the tree. Computed
     without importing Lark, so that a run whose files are all cached never loads it."""
-    import hashlib  # OpenSSL: only when the cache directory is used
-
     digest = hashlib.sha256()
     digest.update(f"{__version__}\0{sys.implementation.name}\0{sys.version}\0".encode())
     digest.update(parser_grammar().encode())
@@ -162,8 +161,6 @@ def parser():
 def grammar_cache_path(environ, text: str, lark_version: str) -> str | None:
     """Where the parser's tables are kept, or None when the user's cache directory cannot
     be written (nor the file read). Never inside the installed package."""
-    import hashlib  # only with Lark, which costs far more
-
     made_of = f"{text}\0{lark_version}\0{sys.version_info[:2]}".encode()
     directory = user_cache_dir(environ)
     path = os.path.join(directory, _GRAMMAR_CACHE.format(key=hashlib.sha256(made_of).hexdigest()[:16]))
