@@ -489,12 +489,16 @@ class PlanResource:
         wanted = KIND_TYPES.get(kind) if kind else None
         # a reference to an alias is one to its function, as in HCL
         resolved = {self.plan.linker.internal(r) if r in self.plan.resources else r for r in resolved}
-        nodes = {r for r in resolved if r in self.plan.resources
-                 and (wanted is None or self.plan.resources[r].type in wanted)}
+        named = {r for r in resolved if r in self.plan.resources}
+        nodes = {r for r in named if wanted is None or self.plan.resources[r].type in wanted}
         if len(nodes) == 1:
             return nodes.pop()
         if len(nodes) > 1:
             return self.plan.external(f"one of {', '.join(sorted(nodes))}")
+        if len(named) == 1:
+            # one resource of another kind, as the HCL loader follows a reference: a mapping's
+            # event_source_arn (read as a queue) names a Kinesis stream or a DynamoDB table
+            return named.pop()
         if strings:
             found = {self.plan.literal(t, kind) for t in strings}
             if len(found) == 1 and None not in found:
