@@ -38,6 +38,9 @@ PLAN = Written("terraform", "plan", generated=True)
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 PLAN_MAY_BE_UNMODELLED = {"aws_lambda_event_source_mapping"}
+# Attributes whose unwritten value is AWS's default, which the plan shows as known only
+# after apply (the provider reads it back): see PlanResource._computed_when_unset.
+COMPUTED_WHEN_UNSET = {"aws_kms_key": ("policy",)}
 
 SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
@@ -359,9 +362,13 @@ class PlanResource:
         """A value inside nested blocks (``scaling_config.maximum_concurrency``): each
         instance's block, as planned (a ``dynamic`` block's too)."""
         expression = self._expression(path)
+        # Not written in a block the configuration writes: the provider fills in the AWS
+        # default, which the plan marks known only after apply (a block the configuration
+        # does not show may be a ``dynamic`` one, whose settings it does not show either).
+        unwritten = expression is None and self._expression(path[:-1]) is not None
         options: list[Value] = []
         for instance in self.instances:
-            if self._is_unknown(instance, path):
+            if self._is_unknown(instance, path) and not unwritten:
                 return Unknown(f"{'.'.join(path)} is known only after apply")
             raw = _dig(instance.values, path)
             if raw is not None:
@@ -405,10 +412,20 @@ class PlanResource:
 
     def proves_absent(self, path) -> bool:
         path = tuple(path)
+        computed = self._computed_when_unset(path)
         for instance in self.instances:
-            if _present(instance.values, path) or self._is_unknown(instance, path):
+            if _present(instance.values, path) or (self._is_unknown(instance, path) and not computed):
                 return False
         return not self._pending(path, self._expression(path))
+
+    def _computed_when_unset(self, path: tuple[str, ...]) -> bool:
+        """An attribute the provider fills in with AWS's default when the configuration does
+        not write it (a KMS key's ``policy``): the plan marks it known only after apply, yet
+        it is as absent as in HCL. Only attributes are listed: an unwritten nested block is
+        marked the same way as a ``dynamic`` block whose ``for_each`` is not known yet, which
+        the configuration does not show either."""
+        return (len(path) == 1 and path[0] in COMPUTED_WHEN_UNSET.get(self.type, ())
+                and bool(self.config) and self._expression(path) is None)
 
     def name(self, path) -> str | None:
         return None  # indexed by the plan, instance by instance
