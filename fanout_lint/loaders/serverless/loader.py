@@ -12,6 +12,7 @@ so rules need no change:
   unset, as the Framework tests it), ``reservedConcurrency``, ``onError``
   (``DeadLetterConfig``), ``condition``; ``destinations`` (``onSuccess``, ``onFailure``),
   ``maximumRetryAttempts`` and ``maximumEventAge`` an ``AWS::Lambda::EventInvokeConfig``;
+  its ``Role`` and the shared ``IamRoleLambdaExecution`` role: ``iam.py``;
 - ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events: ``serverless_events.py``;
 - each ``sqs`` event (an ARN string, or ``arn`` with ``batchSize`` (a zero is the
   default 10, as the Framework tests it), ``maximumBatchingWindow``,
@@ -68,7 +69,7 @@ from fanout_lint.loaders.parsing.budget import Budget
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, Seq, loc_of, share_entry
 from fanout_lint.loaders.parsing.suppression_comments import parse_suppression
 from fanout_lint.loaders.serverless import events as events_module
-from fanout_lint.loaders.serverless import naming
+from fanout_lint.loaders.serverless import iam, naming
 from fanout_lint.loaders.serverless.files import include_files
 from fanout_lint.loaders.serverless.variables import Resolution, resolve_variables
 from fanout_lint.model.format import Format
@@ -92,6 +93,7 @@ _SNS_DIRECT = (
 FUNCTION = Written(Format.CLOUDFORMATION, "Serverless function", names=(
     ("name", "name"), ("timeout", "timeout"), ("dead_letter", "onError"),
     ("reserved_concurrency", "reservedConcurrency"), ("invoke_on_failure", "destinations.onFailure"),
+    ("role", "role"),
 ))
 SQS_EVENT = Written(
     Format.CLOUDFORMATION, "Serverless sqs event", transform=True,
@@ -219,8 +221,14 @@ class _Service:
 
     # -- the expansion -------------------------------------------------------------------
     def expand(self) -> list[RawResource]:
-        for key, function, loc in self.functions():
+        functions = self.functions()
+        for key, function, loc in functions:
             self.function(key, function, loc)
+        service = self.data.get("service")
+        role = iam.shared_role(functions, self.provider, service.get("name") if isinstance(service, dict) else service,
+                               self.fallback, self.syntax)
+        if role is not None:
+            self.add(role, ())
         return self.merged_with_resources()
 
     def functions(self):
@@ -261,6 +269,7 @@ class _Service:
             dead_letter = DerivedMap(loc)
             dead_letter.take("TargetArn", function, "onError")
             props.put("DeadLetterConfig", dead_letter, function, "onError")
+        iam.set_role(props, function, self.provider)
         condition = function.get("condition")
         body = Body(function, self.syntax) if isinstance(function, Map) and function else None
         self.add(RawResource(id=fn, type="AWS::Lambda::Function", props=props, loc=loc, written=FUNCTION,

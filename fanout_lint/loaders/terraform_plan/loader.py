@@ -39,6 +39,9 @@ PLAN = Written(Format.TERRAFORM, "plan", generated=True)
 KIND_TYPES = {kind.key: kind.tf_types for kind in KINDS if kind.tf_types}
 _READ = set(BY_TYPE) | set(ALIAS_TYPES) | set(KEY_ALIAS_TYPES) | {"aws_sqs_queue_redrive_policy"}
 PLAN_MAY_BE_UNMODELLED = {"aws_lambda_event_source_mapping"}
+# Attributes whose unwritten value is AWS's default, which the plan shows as known only
+# after apply (the provider reads it back): see PlanResource._computed_when_unset.
+COMPUTED_WHEN_UNSET = {"aws_kms_key": ("policy",)}
 
 SUPPORTED_MAJOR = "1"
 MAX_MODULE_DEPTH = 64
@@ -360,9 +363,13 @@ class PlanResource:
         """A value inside nested blocks (``scaling_config.maximum_concurrency``): each
         instance's block, as planned (a ``dynamic`` block's too)."""
         expression = self._expression(path)
+        # Not written in a block the configuration writes: the provider fills in the AWS
+        # default, which the plan marks known only after apply (a block the configuration
+        # does not show may be a ``dynamic`` one, whose settings it does not show either).
+        unwritten = expression is None and self._expression(path[:-1]) is not None
         options: list[Value] = []
         for instance in self.instances:
-            if self._is_unknown(instance, path):
+            if self._is_unknown(instance, path) and not unwritten:
                 return Unknown(f"{'.'.join(path)} is known only after apply")
             raw = _dig(instance.values, path)
             if raw is not None:
@@ -406,10 +413,20 @@ class PlanResource:
 
     def proves_absent(self, path) -> bool:
         path = tuple(path)
+        computed = self._computed_when_unset(path)
         for instance in self.instances:
-            if _present(instance.values, path) or self._is_unknown(instance, path):
+            if _present(instance.values, path) or (self._is_unknown(instance, path) and not computed):
                 return False
         return not self._pending(path, self._expression(path))
+
+    def _computed_when_unset(self, path: tuple[str, ...]) -> bool:
+        """An attribute the provider fills in with AWS's default when the configuration does
+        not write it (a KMS key's ``policy``): the plan marks it known only after apply, yet
+        it is as absent as in HCL. Only attributes are listed: an unwritten nested block is
+        marked the same way as a ``dynamic`` block whose ``for_each`` is not known yet, which
+        the configuration does not show either."""
+        return (len(path) == 1 and path[0] in COMPUTED_WHEN_UNSET.get(self.type, ())
+                and bool(self.config) and self._expression(path) is None)
 
     def name(self, path) -> str | None:
         return None  # indexed by the plan, instance by instance
@@ -490,12 +507,16 @@ class PlanResource:
         wanted = KIND_TYPES.get(kind) if kind else None
         # a reference to an alias is one to its function, as in HCL
         resolved = {self.plan.linker.internal(r) if r in self.plan.resources else r for r in resolved}
-        nodes = {r for r in resolved if r in self.plan.resources
-                 and (wanted is None or self.plan.resources[r].type in wanted)}
+        named = {r for r in resolved if r in self.plan.resources}
+        nodes = {r for r in named if wanted is None or self.plan.resources[r].type in wanted}
         if len(nodes) == 1:
             return nodes.pop()
         if len(nodes) > 1:
             return self.plan.external(f"one of {', '.join(sorted(nodes))}")
+        if len(named) == 1:
+            # one resource of another kind, as the HCL loader follows a reference: a mapping's
+            # event_source_arn (read as a queue) names a Kinesis stream or a DynamoDB table
+            return named.pop()
         if strings:
             found = {self.plan.literal(t, kind) for t in strings}
             if len(found) == 1 and None not in found:
