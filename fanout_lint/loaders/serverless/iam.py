@@ -30,12 +30,13 @@ from typing import TYPE_CHECKING
 from fanout_lint.loaders.cloudformation.template import RawResource
 from fanout_lint.loaders.parsing.located import DerivedMap, Map, loc_of
 from fanout_lint.loaders.serverless import naming
+from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Loc, Written
 
 if TYPE_CHECKING:
     from typing import Any
 
-ROLE = Written("cloudformation", "Serverless provider.iam.role", transform=True)
+ROLE = Written(Format.CLOUDFORMATION, "Serverless provider.iam.role", transform=True)
 _LOGS = "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/"
 _VPC_POLICY = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"},
                                  ":iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole"]]}
