@@ -382,6 +382,14 @@ class _Service:
             props.take("Enabled", options, "enabled")
         if options.get("functionResponseType") is not None:
             props.put("FunctionResponseTypes", [options["functionResponseType"]], options, "functionResponseType")
+        # as the Framework compiles them: a truthy maximumConcurrency is the ScalingConfig,
+        # and filterPatterns the FilterCriteria (one filter per pattern)
+        if _truthy(options.get("maximumConcurrency")):
+            scaling = DerivedMap(loc, options if isinstance(options, Map) else None)
+            scaling.take("MaximumConcurrency", options, "maximumConcurrency")
+            props.put("ScalingConfig", scaling, options, "maximumConcurrency")
+        if _truthy(options.get("filterPatterns")):
+            props.put("FilterCriteria", {"Filters": options["filterPatterns"]}, options, "filterPatterns")
         body = Body(options, self.syntax) if isinstance(options, Map) and options else None
         self.add(RawResource(id=logical, type="AWS::Lambda::EventSourceMapping", props=props, loc=loc,
                              written=SQS_EVENT, body=body, syntax=self.syntax), suppressions)
