@@ -109,3 +109,50 @@ def test_an_overlaid_file_reached_through_a_link_of_another_name_is_the_overlay(
     (tmp_path / "other-name.yaml").symlink_to(path)
     with overlaid({os.path.realpath(path): b"buffer"}):
         assert read_bounded(str(tmp_path / "other-name.yaml"), 100) == b"buffer"
+
+
+def _reader(calls: list[str]):
+    def read(path: str) -> bytes:
+        calls.append(os.path.basename(path))
+        return read_bounded(path, 1 << 20, follow=False)
+
+    return read
+
+
+def test_a_files_bytes_are_read_again_only_when_it_is_written(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(PRODUCER)
+    memo, calls = FactsMemo(), []
+    first, derived = memo.file(str(path), _reader(calls))
+    derived["marks"] = "kept"
+    again, derived_again = memo.file(str(path), _reader(calls))
+    assert calls == ["t.yaml"] and again is first and derived_again == {"marks": "kept"}
+    path.write_text(PRODUCER.replace("orders", "orderz"))  # same size: the times and ctime tell
+    changed, derived_changed = memo.file(str(path), _reader(calls))
+    assert calls == ["t.yaml", "t.yaml"] and b"orderz" in changed and derived_changed == {}
+
+
+def test_an_overlaid_or_linked_file_is_never_kept(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(PRODUCER)
+    os.symlink(path, tmp_path / "link.yaml")
+    memo, calls = FactsMemo(), []
+    with overlaid({str(path.resolve()): b"unsaved"}):
+        assert memo.file(str(path), _reader(calls))[0] == b"unsaved"
+    assert memo.file(str(path), _reader(calls))[0] == PRODUCER.encode()  # the disk again, read
+    def refusing(path: str) -> bytes:  # as the scan reads: a link is no file to it
+        calls.append(os.path.basename(path))
+        return b""
+
+    memo.file(str(tmp_path / "link.yaml"), refusing)
+    memo.file(str(tmp_path / "link.yaml"), refusing)
+    assert calls == ["t.yaml", "t.yaml", "link.yaml", "link.yaml"]
+
+
+def test_the_kept_bytes_are_bounded_least_recently_used_out(tmp_path):
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_bytes(b"x" * 6)
+    memo, calls = FactsMemo(max_file_bytes=12), []
+    for name in ("a", "b", "a", "c", "a", "b"):
+        memo.file(str(tmp_path / name), _reader(calls))
+    assert calls == ["a", "b", "c", "b"]  # c pushed b out; a, used again, stayed

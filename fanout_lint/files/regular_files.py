@@ -136,6 +136,25 @@ def read_bounded(path: str, limit: int, follow: bool = True) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
+def signature(path: str) -> tuple[int, int, int, int, int] | None:
+    """What changes whenever the regular file ``path`` (not followed) is written: its
+    device, inode, size and modification and change times, in nanoseconds. None for
+    anything else, for a path that cannot be looked at, and for an overlaid path (its
+    content is not the disk's)."""
+    try:
+        info = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a link too: what it names is looked at when it is read
+    overlay = _OVERLAY.get()
+    if overlay:
+        name = os.path.basename(path)
+        if any(key.endswith(name) for key in overlay) and _substitute(overlay, path) is not None:
+            return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
 def _substitute(overlay: Mapping[str, bytes], path: str) -> bytes | None:
     # Resolving costs a system call per component of the path: a run that reads a whole
     # repository under an overlay resolves only what may be an overlaid file, one of the

@@ -152,6 +152,13 @@ def plan(candidates: list[Candidate], named: list[str], exclude: Exclude = (),
     return work
 
 
+def _read(path: str) -> bytes:
+    try:
+        return read_bounded(path, MAX_BYTES, follow=False)
+    except OSError:
+        return b""  # the unit reports it when it is loaded
+
+
 class _Scan:
     """One run's look at its templates: bytes, facts, manifests and roots, each read once."""
 
@@ -170,15 +177,21 @@ class _Scan:
 
     # -- bytes ----------------------------------------------------------------
     def data(self, path: str) -> bytes:
-        try:
-            return read_bounded(path, MAX_BYTES, follow=False)
-        except OSError:
-            return b""  # the unit reports it when it is loaded
+        if self.memo is not None:  # a long-lived process keeps the bytes of unchanged files
+            return self.memo.file(path, _read)[0]
+        return _read(path)
 
     def marks(self, key: str, path: str):
         found = self._marks.get(key)
         if found is None:
-            found = self._marks[key] = marks(self.data(path))
+            if self.memo is not None:
+                data, derived = self.memo.file(path, _read)
+                found = derived.get("marks")
+                if found is None:
+                    found = derived["marks"] = marks(data)
+            else:
+                found = marks(self.data(path))
+            self._marks[key] = found
         return found
 
     # -- where templates may link from ----------------------------------------
