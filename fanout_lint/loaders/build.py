@@ -216,7 +216,7 @@ def _name_path(kind: Kind, fmt: Format) -> Path | None:
 
 
 @functools.cache
-def _plan(kind: Kind, fmt: Format) -> tuple:
+def _readers(kind: Kind, fmt: Format) -> tuple:
     """(field, steps, reader, unset) for each field a view of ``fmt`` reads, in schema
     order; ``unset`` is what the field reads as when the template does not write it."""
     return tuple(
@@ -283,7 +283,7 @@ def _add(out: Built, view: View, kind: Kind, linker: Linker, parent: dict | None
     # Most settings of most resources are not written: read as unset without asking the view.
     plain = view.plain_keys if shown else None
     values: dict[str, Any] = {}
-    for f, steps, reader, unset in _plan(kind, fmt):
+    for f, steps, reader, unset in _readers(kind, fmt):
         if plain is not None and steps[0] not in plain:
             if unset is not _NO_VALUE:
                 values[f.name] = unset

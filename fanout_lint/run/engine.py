@@ -56,7 +56,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
 
     candidates, unusable = parser_problem(found.candidates)  # a shadowed HCL parser: one error, not one per unit
     result.errors.extend(unusable)
-    work = _plan(candidates, paths, settings, root, elsewhere, link_memo)  # 2
+    work = _link_plan(candidates, paths, settings, root, elsewhere, link_memo)  # 2
     if configuration is None:
         each: Settings | list[Settings] = settings
     else:  # looked up here, before any unit is linted: a worker gets its units' settings
@@ -85,7 +85,7 @@ def _collect(result: Result, work: list, rules: tuple[Rule, ...], settings: Sett
             merge(result.fix_sources, unit.fix_sources)
 
 
-def _plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, exclude,
+def _link_plan(candidates: list[Candidate], paths: list[str], settings: Settings, root: str, exclude,
           memo=None) -> list:
     if not settings.link:
         return list(candidates)
