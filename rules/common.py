@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from fanout_lint.loaders.names import arn_service
+from fanout_lint.model.arns import arn_service
 from fanout_lint.model.graph import Graph
 from fanout_lint.model.nodes import (
     EXPORTS,
@@ -83,7 +83,7 @@ def is_sqs_source(graph: Graph, mapping: EventSourceMapping) -> bool:
     source = graph.get(mapping.source)
     if isinstance(source, Queue):
         return True
-    # an ARN template proves SQS only by a literal service segment (names.arn_service)
+    # an ARN template proves SQS only by a literal service segment (model/arns.py)
     return isinstance(source, External) and arn_service(source.label) == "sqs"
 
 

@@ -272,7 +272,7 @@ def test_a_missing_module_directory_is_one_error_and_the_rest_is_linted(tmp_path
 
 
 def test_an_arn_template_proves_its_service_only_by_a_literal_segment():
-    from fanout_lint.loaders.names import arn_service
+    from fanout_lint.model.arns import arn_service
 
     assert arn_service("arn:aws:sqs:${var.region}:${var.account}:jobs") == "sqs"
     assert arn_service("arn:${data.aws_partition.current.partition}:sqs:${var.region}:1:jobs") == "sqs"

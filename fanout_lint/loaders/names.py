@@ -15,11 +15,6 @@ from fanout_lint.model.schema import REFERENCED
 # input makes it try more than one way to split the text.
 _ARN = re.compile(r"^arn:[^:]*:(sqs|sns|lambda):[^:]*:[^:]*:(.+)$")
 _BUCKET_ARN = re.compile(r"^arn:[^:]*:s3:::([^/]+)$")  # a bucket's ARN has no Region or account
-# The service of an ARN, literal or written as a template (``arn:${AWS::Partition}:sqs:...``,
-# Terraform's ``${var.region}``): the partition may be one interpolation, the service must
-# be literal. Linear: anchored, and the two alternatives start apart and stop at the first
-# ``:`` or ``}``.
-_ARN_SERVICE = re.compile(r"arn:(?:[^:$]*|\$\{[^{}]*\}):([a-z0-9-]+):")
 
 
 def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str]) -> str | None:
@@ -42,13 +37,6 @@ def named_resource(text: str, kind: str | None, names: dict[tuple[str, str], str
     if kind in REFERENCED:
         return names.get((kind, text))
     return None
-
-
-def arn_service(text: str) -> str | None:
-    """The literal service segment of an ARN or ARN template ("sqs"), else None; a
-    CloudFormation ``Fn::Sub`` is labelled ``Sub <template>``."""
-    match = _ARN_SERVICE.match(text[4:] if text.startswith("Sub ") else text)
-    return match.group(1) if match else None
 
 
 def queue_url_name(text: str) -> str | None:

@@ -774,7 +774,7 @@ def render(expr: Expr) -> str:
         return render(expr.parts[0])
     if isinstance(expr, Template) and expr.parts and isinstance(expr.parts[0], str) and expr.parts[0].startswith("arn:"):
         # an ARN template names its service (``arn:aws:sqs:${var.region}:...``): rules that
-        # must prove a queue read the literal segments (names.arn_service)
+        # must prove a queue read the literal segments (model/arns.py)
         text = "".join(p if isinstance(p, str) else "${" + render(p) + "}" for p in expr.parts)
         return text if len(text) <= MAX_LABEL else text[:MAX_LABEL] + "..."
     if isinstance(expr, Literal):
