@@ -70,6 +70,14 @@ Restore the warning with the `wildcard` option:
 wildcard = "warning"
 ```
 
+It is info, too, when the role is also another function's: one role for several
+functions (the Serverless Framework's shared `IamRoleLambdaExecution`, a role a stack
+hands to all its functions) holds every write any of them needs, so a grant on the
+trigger may be there for a sibling (a sender function beside the receiver of its queue).
+The message names the functions that share the role; the fix is a role per function
+(Serverless: `iam.role` on the function). Restore the warning with `shared-role =
+"warning"`.
+
 ## References
 - https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html
 - https://docs.aws.amazon.com/lambda/latest/dg/with-s3.html
@@ -90,10 +98,11 @@ from .iam import may_act_on, names_node_for, role_statements
 SEVERITY = Severity.WARNING
 NAMED = "named"  # a statement names the trigger itself
 EVERYWHERE = "everywhere"  # only statements on every resource (Resource "*") allow the write
+SHARED = "shared"  # the role is other functions' too: the write may be theirs
 
 
 def check(graph: Graph, options: Options) -> list[Violation]:
-    wildcard = level(SEVERITY, options, "wildcard")
+    lowered = {EVERYWHERE: level(SEVERITY, options, "wildcard"), SHARED: level(SEVERITY, options, "shared-role")}
     found = []
     for notification in graph.all(Notification):
         function = graph.function(notification.destination)
@@ -102,7 +111,7 @@ def check(graph: Graph, options: Options) -> list[Violation]:
             continue
         grant = _writes(graph, function, "s3:PutObject", bucket.id)
         if grant:
-            found.append(_violation(function, notification, grant, wildcard,
+            found.append(_violation(graph, function, notification, grant, lowered,
                                     f"S3 bucket {bucket.resource} notifies function {function.resource} of new "
                                     f"objects with no key filter, and the function's role may s3:PutObject in "
                                     f"that bucket"))
@@ -113,7 +122,7 @@ def check(graph: Graph, options: Options) -> list[Violation]:
             continue
         grant = _writes(graph, function, "sqs:SendMessage", queue.id)
         if grant:
-            found.append(_violation(function, mapping, grant, wildcard,
+            found.append(_violation(graph, function, mapping, grant, lowered,
                                     f"Function {function.resource} reads queue {queue.resource} (mapping "
                                     f"{mapping.resource}) and its role may sqs:SendMessage to that queue"))
     for subscription in graph.all(Subscription):
@@ -123,7 +132,7 @@ def check(graph: Graph, options: Options) -> list[Violation]:
             continue
         grant = _writes(graph, function, "sns:Publish", topic.id)
         if grant:
-            found.append(_violation(function, subscription, grant, wildcard,
+            found.append(_violation(graph, function, subscription, grant, lowered,
                                     f"Function {function.resource} is subscribed to topic {topic.resource} "
                                     f"({reported(subscription)}) and its role may sns:Publish to that topic"))
     return found
@@ -155,16 +164,23 @@ def _writes(graph: Graph, function: Function, action: str, node_id: str) -> str 
     return NAMED if names_node_for(statements, action, node_id) else EVERYWHERE
 
 
-def _violation(function: Function, source, grant: str, wildcard: Severity | None, what: str) -> Violation:
+def _violation(graph: Graph, function: Function, source, grant: str, levels: dict[str, Severity | None],
+               what: str) -> Violation:
     allow = verdict(lambda mode: isinstance(mode, str) and mode == "Allow", function.recursive_loop) is True
     detection = (" RecursiveLoop: Allow turns off Lambda's loop detection, so nothing stops it;" if allow else "")
-    lowered = wildcard if grant == EVERYWHERE else None
-    because = (
-        f"; reported as {lowered.value} because the role grants the write only on every resource "
-        "(Resource \"*\"), not on the trigger by name: that proves a broad role, not that the code writes "
-        "back to its trigger; narrow the grant to what the function writes"
-        if lowered is not None else ""
-    )
+    role = graph.role_of(function)
+    sharing = sorted(f.resource for f in graph.all(Function) if f is not function and graph.role_of(f) is role)
+    lowered, because = None, ""
+    if grant == EVERYWHERE and levels[EVERYWHERE] is not None:
+        lowered = levels[EVERYWHERE]
+        because = (f"; reported as {lowered.value} because the role grants the write only on every resource "
+                   "(Resource \"*\"), not on the trigger by name: that proves a broad role, not that the code "
+                   "writes back to its trigger; narrow the grant to what the function writes")
+    elif sharing and role is not None and levels[SHARED] is not None:
+        lowered = levels[SHARED]
+        because = (f"; reported as {lowered.value} because role {role.resource} is also the role of "
+                   f"{', '.join(sharing[:3])}{' and others' if len(sharing) > 3 else ''}: the write may be "
+                   "theirs, not this function's; give each function a role of its own")
     return Violation(
         at=source,
         message=(
@@ -187,5 +203,7 @@ RULE = Rule(
     options=(
         Option("wildcard", OptionType.SEVERITY, "info", "the level when only statements on every resource (Resource \"*\") "
                "grant the write (warning reports it as any other)", LEVELS),
+        Option("shared-role", OptionType.SEVERITY, "info", "the level when the role that may write is also "
+               "other functions' role, so the write may be theirs (warning reports it as any other)", LEVELS),
     ),
 )

@@ -113,14 +113,30 @@ functions:
   a:
     events:
       - eventBridge: {pattern: {source: [x]}}
-      - s3: {bucket: old-bucket, existing: true}
 """)
-    assert graph.all(EventTarget) == [] and graph.all(Notification) == []
+    assert graph.all(EventTarget) == []
     unmodelled = [n for n in graph.not_modelled if n.name.startswith("functions.")]
-    assert [(n.name, n.loc.line) for n in unmodelled] == [("functions.a.events[0].eventBridge", 8),
-                                                          ("functions.a.events[1].s3", 9)]
-    assert "ACustomEventBridge1" in unmodelled[0].kind and "ACustomS31" in unmodelled[1].kind
+    assert [(n.name, n.loc.line) for n in unmodelled] == [("functions.a.events[0].eventBridge", 8)]
+    assert "ACustomEventBridge1" in unmodelled[0].kind
     assert result.findings == []
+
+
+def test_an_existing_buckets_notification_is_what_the_custom_resource_writes(tmp_path):
+    # the Framework's Custom::S3 <Fn>CustomS31 writes every existing-bucket event of the
+    # function into its bucket's notification and lets S3 invoke the function
+    result, graph = _graph(tmp_path, SERVICE + """\
+functions:
+  a:
+    events:
+      - s3: {bucket: old-bucket, existing: true, rules: [{prefix: in/}]}
+      - s3: {bucket: old-bucket, existing: true, event: "s3:ObjectRemoved:*"}
+""")
+    notifications = graph.all(Notification)
+    assert [n.resource for n in notifications] == ["ACustomS31", "ACustomS31"]
+    assert [n.loc.line for n in notifications] == [7, 8]
+    assert "ACustomS31<permission>" in _ids(graph, LambdaPermission)
+    assert not [n for n in graph.not_modelled if n.name.startswith("functions.")]
+    assert [f.name for f in result.findings] == ["async-invoke-without-failure-destination"]
 
 
 def test_s3_events_share_the_bucket_they_name(tmp_path):

@@ -275,6 +275,20 @@ def test_a_loop_granted_only_on_every_resource_is_info_and_the_option_restores_i
         assert restored[named] == got[named]
 
 
+def test_a_loop_through_a_role_other_functions_share_is_info_and_the_option_restores_it():
+    for path, mapping, sibling in (
+        (os.path.join(FIXTURES, "recursive-delivery-loop", "cfn_shared_role.yaml"), "ReceiverMapping", "Sender"),
+        (os.path.join(FIXTURES, "recursive-delivery-loop", "tf_shared_role"), "aws_lambda_event_source_mapping.receiver",
+         "aws_lambda_function.sender"),
+        (os.path.join(FIXTURES, "recursive-delivery-loop", "sls_shared_role.yml"),
+         "ReceiverEventSourceMappingSQSJobsQueue", "SenderLambdaFunction"),
+    ):
+        got = findings(path, "FL405")
+        assert got[mapping][0] == "info" and f"is also the role of {sibling}: the write may be theirs" in got[mapping][1]
+        restored = findings(path, "FL405", {"FL405": {"shared-role": "warning"}})
+        assert restored[mapping] == ("warning", got[mapping][1].split("; reported as info")[0])
+
+
 def test_a_count_from_5_to_10_that_reaches_the_dlq_in_time_is_info_and_the_option_restores_it():
     for path, lowered, kept in (
         (os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_within_advice.yaml"), "SevenQueue",

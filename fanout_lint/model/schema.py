@@ -413,8 +413,13 @@ _S3_NOTIFICATIONS = (
 BUCKET = Kind("bucket", Bucket, ("AWS::S3::Bucket",), ("aws_s3_bucket",), (
     Field("name", "BucketName", "bucket"),
 ), items=_S3_NOTIFICATIONS, drawing=Drawing("bucket", "S3 bucket", FOLDER))
-BUCKET_NOTIFICATION = Kind("bucket_notification", None, (), ("aws_s3_bucket_notification",), (
-    Field("bucket", "", "bucket", "ref:bucket"),
+# The notification of a bucket the template does not create: Terraform's resource, and what
+# the Serverless Framework's ``existing: true`` s3 event deploys (a custom resource that
+# writes the bucket's notification configuration), which only that loader writes.
+EXISTING_BUCKET_NOTIFICATION = "Serverless::S3::ExistingBucketNotification"
+BUCKET_NOTIFICATION = Kind("bucket_notification", None, (EXISTING_BUCKET_NOTIFICATION,),
+                           ("aws_s3_bucket_notification",), (
+    Field("bucket", "BucketName", "bucket", "ref:bucket"),
 ), items=_S3_NOTIFICATIONS)
 
 

@@ -50,6 +50,7 @@ from fanout_lint.loaders.serverless import naming
 from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.record import Record, ValueRecord
+from fanout_lint.model.schema import EXISTING_BUCKET_NOTIFICATION
 
 if TYPE_CHECKING:
     from typing import Any
@@ -81,6 +82,7 @@ EVENTBRIDGE_EVENT = Written(
            ("state", "enabled")),
 )
 S3_EVENT = Written(Format.CLOUDFORMATION, "Serverless s3 event", transform=True)
+S3_EXISTING_EVENT = Written(Format.CLOUDFORMATION, "Serverless s3 event on an existing bucket", transform=True)
 STREAM_EVENTS = {
     service: Written(
         Format.CLOUDFORMATION, "Serverless stream event", transform=True,
@@ -246,9 +248,7 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
     path = f"functions.{key}.events[{index}].s3"
     if isinstance(event, dict) and not _intrinsic(event):
         if event.get("existing") is True:
-            counts.unmodelled.append(Unmodelled(
-                f"{path}: an existing bucket's notification, deployed as a custom resource (Custom::S3 "
-                f"{naming.normalized(key)}CustomS31)", loc))
+            _existing_bucket(service, key, fn, event, path, loc, suppressions, counts)
             return
         if event.get("existing") is not None and event.get("existing") is not False:
             counts.unmodelled.append(Unmodelled(f"{path}: existing is not given", loc))
@@ -304,6 +304,43 @@ def s3(service, key: str, fn: str, function: dict, item: dict, index: int, loc: 
     source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, f":s3:::{name}"]]}
     _permission(service, naming.s3_permission_id(key, ref), fn, "s3.amazonaws.com", source_arn, loc, S3_EVENT,
                 suppressions, source_account=True)
+
+
+def _existing_bucket(service, key: str, fn: str, event: dict, path: str, loc: Loc, suppressions,
+                     counts: Expansion) -> None:
+    """``existing: true``: the Framework deploys one custom resource per function
+    (``Custom::S3`` ``<Fn>CustomS31``) whose code writes each such event into its bucket's
+    notification configuration and lets S3 invoke the function. Modelled as that: the
+    bucket's notification to the function (the bucket is not the template's), and the
+    permission the custom resource adds."""
+    raw = event.get("bucket")
+    if raw is None:
+        counts.unmodelled.append(Unmodelled(f"{path}: an existing bucket the file does not name", loc))
+        return
+    # a name given when the Framework runs (another construct's, a parameter) is a bucket
+    # the linter cannot tell: the function is still invoked by S3
+    name = service.text(raw)
+    notification_event = event.get("event") if event.get("event") is not None else "s3:ObjectCreated:*"
+    configuration = _lambda_configuration(fn, notification_event, event.get("rules"), loc)
+    logical = f"{naming.normalized(key)}CustomS31"
+    existing = service.generated.get(logical)
+    if existing is None or name is None or existing.props.get("BucketName") != name:
+        if existing is not None:  # another bucket of the same function: one resource per bucket here
+            logical = f"{logical}<{naming.alphanumeric(name) if name is not None else len(service.generated)}>"
+        lambdas = Seq(loc)
+        props = DerivedMap(loc)
+        props.update({"BucketName": name if name is not None else raw,
+                      "NotificationConfiguration": {"LambdaConfigurations": lambdas}})
+        service.add(RawResource(id=logical, type=EXISTING_BUCKET_NOTIFICATION, props=props, loc=loc,
+                                written=S3_EXISTING_EVENT, items_written=S3_EXISTING_EVENT, syntax=service.syntax),
+                    suppressions)
+        source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::", name if name is not None else raw]]}
+        _permission(service, f"{logical}<permission>", fn, "s3.amazonaws.com", source_arn, loc,
+                    S3_EXISTING_EVENT, suppressions, source_account=True)
+        existing = service.generated[logical]
+    lambdas = existing.props["NotificationConfiguration"]["LambdaConfigurations"]
+    lambdas.append(configuration)
+    lambdas.item_locs.append(loc)
 
 
 def _lambda_configuration(fn: str, notification_event: Any, rules: Any, loc: Loc) -> DerivedMap:
