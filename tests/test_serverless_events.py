@@ -139,6 +139,18 @@ functions:
     assert [f.name for f in result.findings] == ["async-invoke-without-failure-destination"]
 
 
+def test_a_second_existing_bucket_of_a_function_is_the_frameworks_error(tmp_path):
+    result, _ = _graph(tmp_path, SERVICE + """\
+functions:
+  a:
+    events:
+      - s3: {bucket: old-bucket, existing: true}
+      - s3: {bucket: other-bucket, existing: true}
+""")
+    [error] = result.errors
+    assert error.line == 8 and "only one existing bucket can be configured per function" in error.message
+
+
 def test_s3_events_share_the_bucket_they_name(tmp_path):
     result, graph = _graph(tmp_path, SERVICE + """\
   s3:

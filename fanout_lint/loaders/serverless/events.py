@@ -51,6 +51,7 @@ from fanout_lint.model.format import Format
 from fanout_lint.model.nodes import Body, Loc, Written
 from fanout_lint.model.record import Record, ValueRecord
 from fanout_lint.model.schema import EXISTING_BUCKET_NOTIFICATION
+from fanout_lint.results.records import LoadError
 
 if TYPE_CHECKING:
     from typing import Any
@@ -324,9 +325,12 @@ def _existing_bucket(service, key: str, fn: str, event: dict, path: str, loc: Lo
     configuration = _lambda_configuration(fn, notification_event, event.get("rules"), loc)
     logical = f"{naming.normalized(key)}CustomS31"
     existing = service.generated.get(logical)
-    if existing is None or name is None or existing.props.get("BucketName") != name:
-        if existing is not None:  # another bucket of the same function: one resource per bucket here
-            logical = f"{logical}<{naming.alphanumeric(name) if name is not None else len(service.generated)}>"
+    if existing is not None and (name is None or existing.props.get("BucketName") != name):
+        service.errors.append(LoadError(service.file, loc.line, (
+            f"{path}: only one existing bucket can be configured per function (the Framework refuses a second, "
+            "S3_MULTIPLE_BUCKETS_PER_FUNCTION)"), loc.column))
+        return
+    if existing is None:
         lambdas = Seq(loc)
         props = DerivedMap(loc)
         props.update({"BucketName": name if name is not None else raw,
