@@ -15,7 +15,7 @@ the action with a `Resource` that is the bucket, queue or topic itself (`!GetAtt
 Bucket.Arn`, `"${aws_s3_bucket.uploads.arn}/*"`) or `*`; a `Deny` for the action, an
 unknown action list, an unknown resource or any other managed policy keeps the rule
 silent. The message says when the function sets `RecursiveLoop: Allow` (in CloudFormation
-and SAM; Terraform's `aws_lambda_function_recursion_config` is not read).
+and SAM; in Terraform, `recursive_loop = "Allow"` of an `aws_lambda_function_recursion_config`).
 
 ## Why is this bad?
 "When you configure a Lambda function to output to the same service or resource that
@@ -166,8 +166,10 @@ def _writes(graph: Graph, function: Function, action: str, node_id: str) -> str 
 
 def _violation(graph: Graph, function: Function, source, grant: str, levels: dict[str, Severity | None],
                what: str) -> Violation:
-    allow = verdict(lambda mode: isinstance(mode, str) and mode == "Allow", function.recursive_loop) is True
-    detection = (" RecursiveLoop: Allow turns off Lambda's loop detection, so nothing stops it;" if allow else "")
+    allow = graph.loop_detection_off(function)
+    setting = ('recursive_loop = "Allow" (aws_lambda_function_recursion_config)' if is_terraform(function)
+               else "RecursiveLoop: Allow")
+    detection = (f" {setting} turns off Lambda's loop detection, so nothing stops it;" if allow else "")
     role = graph.role_of(function)
     sharing = sorted(f.resource for f in graph.all(Function) if f is not function and graph.role_of(f) is role)
     lowered, because = None, ""

@@ -151,3 +151,12 @@ def test_a_huge_filter_policy_is_one_bounded_finding_per_limit(tmp_path):
     assert any("over 1,000,000,000 combinations" in m for m in messages)
     assert any("3,000 keys (k0, k1, k2, k3, k4, k5 and 2,994 more)" in m for m in messages)
     assert all(len(m) < 400 for m in messages)
+
+
+def test_terraforms_recursion_config_turning_loop_detection_off_is_said_in_its_words():
+    path = os.path.join(os.path.dirname(__file__), "fixtures", "recursive-delivery-loop", "tf_fires")
+    result = lint_paths([path], ALL_RULES, Settings(select=("FL405",)))
+    by_resource = {f.resource: f.message for f in result.findings}
+    assert 'recursive_loop = "Allow" (aws_lambda_function_recursion_config) turns off' in by_resource[
+        "aws_s3_bucket_notification.images"]
+    assert "turns off" not in by_resource["aws_sns_topic_subscription.relay"]  # relay keeps detection on

@@ -29,6 +29,7 @@ from fanout_lint.model.nodes import (
     PolicyAttachment,
     Queue,
     QueuePolicy,
+    RecursionConfig,
     Redrive,
     Role,
     Subscription,
@@ -239,6 +240,13 @@ class Graph:
         if not isinstance(self.get(key_id), Key):
             return []
         return self.indexed(KeyPolicy, ("key",), key_id)
+
+    def loop_detection_off(self, function: Function) -> bool:
+        """The function provably allows recursive loops: ``RecursiveLoop: Allow`` on it, or
+        an ``aws_lambda_function_recursion_config`` of it with ``recursive_loop = "Allow"``."""
+        modes = [function.recursive_loop, *(c.recursive_loop for c in self.indexed(
+            RecursionConfig, ("function",), function.id))]
+        return any(verdict(lambda mode: isinstance(mode, str) and mode == "Allow", m) is True for m in modes)
 
     def may_have_grants(self, key: Key) -> bool:
         """A grant (``aws_kms_grant``) is on the key, or on a key the loader could not

@@ -478,6 +478,15 @@ class KeyPolicy(Node):
 
 
 @dataclass(slots=True, kw_only=True, eq=False, repr=False)
+class RecursionConfig(Node):
+    """Terraform's ``aws_lambda_function_recursion_config``: a function's recursive loop
+    detection, which CloudFormation writes on the function (``RecursiveLoop``)."""
+
+    function: str | None = None  # node id
+    recursive_loop: Value = UNREAD  # Terminate or Allow
+
+
+@dataclass(slots=True, kw_only=True, eq=False, repr=False)
 class KeyGrant(Node):
     """A grant on a key (Terraform's ``aws_kms_grant``): it lets its grantee use the key
     whatever the key policy and IAM say, so what a key lets in is unknown once one exists."""

@@ -67,6 +67,7 @@ from fanout_lint.model.nodes import (
     PolicyAttachment,
     Queue,
     QueuePolicy,
+    RecursionConfig,
     Role,
     RoleTarget,
     Stream,
@@ -230,7 +231,7 @@ FUNCTION = Kind("function", Function, ("AWS::Lambda::Function",), ("aws_lambda_f
     Field("dead_letter", "DeadLetterConfig.TargetArn", "dead_letter_config.target_arn", "dead_letter"),
     Field("reserved_concurrency", "ReservedConcurrentExecutions", "reserved_concurrent_executions", "int"),
     Field("role", "Role", "role", "at:role"),  # failure paths
-    Field("recursive_loop", "RecursiveLoop", "", "text"),  # failure paths; Terraform: aws_lambda_function_recursion_config
+    Field("recursive_loop", "RecursiveLoop", "", "text"),  # failure paths; Terraform: RECURSION_CONFIG
 ), drawing=Drawing("function", "Lambda function", SUBROUTINE))
 
 MAPPING = Kind("mapping", EventSourceMapping, ("AWS::Lambda::EventSourceMapping",),
@@ -280,6 +281,10 @@ PERMISSION = Kind("permission", LambdaPermission, ("AWS::Lambda::Permission",), 
     Field("source_arn", "SourceArn", "source_arn", "named"),
 ), indexes=(("function",),))
 
+RECURSION_CONFIG = Kind("recursion_config", RecursionConfig, (), ("aws_lambda_function_recursion_config",), (
+    Field("function", "", "function_name", "ref:function"),
+    Field("recursive_loop", "", "recursive_loop", "text"),
+), indexes=(("function",),))
 INVOKE_CONFIG = Kind("invoke_config", InvokeConfig, ("AWS::Lambda::EventInvokeConfig",),
                      ("aws_lambda_function_event_invoke_config",), (
     Field("function", "FunctionName", "function_name", "ref:function"),
@@ -550,7 +555,7 @@ DEPTH_ALARMS: dict[str, DepthAlarm] = {
 
 KINDS: tuple[Kind, ...] = (
     TOPIC, QUEUE, SUBSCRIPTION, FUNCTION, MAPPING, QUEUE_POLICY, QUEUE_INLINE_POLICY, PERMISSION,
-    INVOKE_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
+    INVOKE_CONFIG, RECURSION_CONFIG, EVENT_RULE, EVENT_TARGET, SCHEDULE, KINESIS_STREAM, DYNAMODB_STREAM,
     BUCKET, BUCKET_NOTIFICATION, S3_TO_QUEUE, S3_TO_TOPIC, S3_TO_FUNCTION, *MENTIONS,
     PIPE,
     *ROLE_TARGETS,
