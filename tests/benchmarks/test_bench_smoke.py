@@ -46,6 +46,7 @@ def test_healthy_generated_topologies_have_no_findings(tmp_path, capsys):
     assert "0 findings; 8 units checked" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_path):
     from bench import growth
 

@@ -15,8 +15,9 @@ from repo_paths import ROOT
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> str:
-    """The wheel, built once for this module's tests. Built from a copy: an in-tree
-    build writes build/ into the checkout, which concurrent runs would share."""
+    """The wheel, built once for this module's tests (one xdist_group, so on one worker).
+    Built from a copy: an in-tree build writes build/ into the checkout, which concurrent
+    runs would share."""
     tmp_path = tmp_path_factory.mktemp("wheel")
     source = tmp_path / "src"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
@@ -27,6 +28,8 @@ def wheel(tmp_path_factory) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.xdist_group("wheel")
 def test_wheel_contains_every_rule_module(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     rule_modules = sorted(f for f in os.listdir(os.path.join(ROOT, "rules")) if f.endswith(".py"))
@@ -50,6 +53,8 @@ def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
 
 
 @pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.xdist_group("wheel")
 def test_the_metadata_pypi_shows(wheel):
     from fanout_lint.results.doc_links import PROJECT_URL
 
@@ -70,6 +75,8 @@ def test_the_metadata_pypi_shows(wheel):
 
 
 @pytest.mark.slow
+@pytest.mark.integration
+@pytest.mark.xdist_group("wheel")
 def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(wheel, tmp_path):
     """The description's first block, run as written against the wheel installed in an
     environment of its own (the install line is the only one replaced)."""
@@ -79,8 +86,10 @@ def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(wheel, t
     # not on PyPI yet: the description installs from the repository, a command that works today
     assert commands[0] == "pipx install git+https://github.com/fanout-lint/fanout-lint"
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", wheel],
+    # without a pip of its own (its bundled wheel takes seconds to install): this pip
+    # installs into it (--python, pip 22.3 on)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q", wheel],
                    check=True, capture_output=True, timeout=600)
     work = tmp_path / "work"
     (work / "infra").mkdir(parents=True)

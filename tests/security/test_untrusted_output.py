@@ -518,6 +518,7 @@ def test_where_keeps_a_file_name_from_passing_for_a_location():
 
 # -- size: the topology view is linear ------------------------------------------------
 
+@pytest.mark.slow
 def test_graph_of_24000_resources_is_quick(tmp_path, capsys):
     resources = {}
     for i in range(4000):
