@@ -68,8 +68,8 @@ def _schedule_rank(item: pytest.Item) -> int:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # -n auto hands the tests out in this order (pyproject.toml: --dist loadgroup
-    # --no-loadscope-reorder), one at a time as the workers finish: with the longest
-    # first, the workers finish together instead of one running the last long test
-    # alone. A stable sort: within a rank, the collection's order.
+    # -n auto hands the modules out in the order of their first test (pyproject.toml:
+    # --dist loadfile --no-loadscope-reorder), one at a time as the workers finish: with
+    # the longest first, the workers finish together instead of one running the last
+    # long module alone. A stable sort: within a rank, the collection's order.
     items.sort(key=_schedule_rank)

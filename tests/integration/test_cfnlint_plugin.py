@@ -47,7 +47,7 @@ def _executable() -> str:
 def cfn_lint():
     """``cfn_lint(*args, cwd=None)``: cfn-lint's command line with these arguments, run
     in the driver's one process for this module's tests, as a finished process. The
-    tests that use it are one xdist_group, so that one worker starts the driver."""
+    module's tests run on one worker (--dist loadfile), so one driver starts."""
     driver = subprocess.Popen([sys.executable, DRIVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def run(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -121,7 +121,6 @@ def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code
     assert run.returncode == bits
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_ignores_of_cfn_lint_and_of_fanout_lint_apply(cfn_lint, tmp_path):
     source = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
     with open(source, encoding="utf-8") as handle:
@@ -197,7 +196,6 @@ def _lines(output: str) -> list[tuple[int, str, str]]:
     return [(int(m["line"]), m["rule"], m["message"]) for m in map(ANY_LINE.match, output.splitlines()) if m]
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_rule_options_given_through_cfn_lint_are_used_or_refused_with_a_message(cfn_lint, tmp_path):
     # FL104 fires on maxReceiveCount 10 (range 3 to 5); max=10 through cfn-lint accepts it
     source = os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_fires.yaml")
@@ -222,7 +220,6 @@ def test_rule_options_given_through_cfn_lint_are_used_or_refused_with_a_message(
     assert any("option 'min' of WFL104 must be an integer" in m for m in messages), messages
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_suppression_notices_reach_cfn_lint_output(cfn_lint, tmp_path):
     source = os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml")
     text = open(source, encoding="utf-8").read().replace(
@@ -239,7 +236,6 @@ def test_suppression_notices_reach_cfn_lint_output(cfn_lint, tmp_path):
     assert {rule for _, rule, _ in _lines(run.stdout)} == {"WFL000", "EFL201"}
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_where_e3505_reports_the_queue_and_function_fl202_is_said_once(cfn_lint):
     source = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "cfn_fires.yaml")
     ours = lint_paths([source], ALL_RULES, Settings(select=("FL202",))).findings
@@ -254,7 +250,6 @@ def test_where_e3505_reports_the_queue_and_function_fl202_is_said_once(cfn_lint)
     assert len([1 for _, rule, _ in _lines(alone.stdout) if rule == "EFL202"]) == len(ours)
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports(cfn_lint):
     # cfn-lint lints one template at a time: a parent reads its local nested templates
     # (their parameters from it, their outputs back), and reports what is found in it;
@@ -274,7 +269,6 @@ def _in(cfn_lint, directory, *args: str) -> subprocess.CompletedProcess:
     return cfn_lint(*_plugin("--ignore-checks", *BUILTIN, *args), cwd=directory)
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_the_plugin_reads_fanout_lints_own_configuration(cfn_lint, tmp_path):
     shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "stack.yaml")
     (tmp_path / "legacy").mkdir()
@@ -296,7 +290,6 @@ def test_the_plugin_reads_fanout_lints_own_configuration(cfn_lint, tmp_path):
     assert "fanout-lint configuration not used" in run.stdout and "did you mean shared-queue?" in run.stdout
 
 
-@pytest.mark.xdist_group("cfn-lint")
 def test_ignore_checks_matches_the_whole_cfn_lint_id_by_prefix(cfn_lint, tmp_path):
     # cfn-lint ignores a rule whose ID starts with an --ignore-checks value, and takes the
     # level from the ID's first letter: FL201 alone names no cfn-lint rule, EFL201 and

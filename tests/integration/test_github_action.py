@@ -113,8 +113,8 @@ def _expression(value: str, inputs: dict, outputs: dict, action) -> str:
 @pytest.fixture(scope="module")
 def installed(action, tmp_path_factory):
     """The install step, run for real: a virtual environment of the action's own, from a
-    copy of this checkout (a build writes into its source tree). The tests that use it
-    are one xdist_group, so that one worker builds it, once."""
+    copy of this checkout (a build writes into its source tree). The module's tests run
+    on one worker (--dist loadfile), which builds it once."""
     tmp = tmp_path_factory.mktemp("action")
     source = tmp / "action"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
@@ -146,7 +146,6 @@ def _repo(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_the_steps_in_order_print_upload_summarise_and_gate(runner, tmp_path):
     work = _repo(tmp_path)
     inputs = {"paths": "my infra\n clean.yaml\n", "config": "fanout.toml", "sarif-file": "out/fanout-lint.sarif"}
@@ -176,7 +175,6 @@ def test_the_steps_in_order_print_upload_summarise_and_gate(runner, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_two_uses_in_one_repository_upload_under_different_categories(runner, tmp_path):
     work = _repo(tmp_path)
     categories = []
@@ -190,7 +188,6 @@ def test_two_uses_in_one_repository_upload_under_different_categories(runner, tm
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_annotations_baseline_and_extra_arguments(runner, tmp_path):
     work = _repo(tmp_path)
     lint = runner.run("Run fanout-lint", work, {"paths": "my infra", "annotations": "true",
@@ -213,7 +210,6 @@ def test_annotations_baseline_and_extra_arguments(runner, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_a_clean_tree_with_fail_on_error(runner, tmp_path):
     work = tmp_path / "repo"
     work.mkdir()
@@ -246,7 +242,6 @@ def test_the_job_summary_of_a_large_repository_stays_under_githubs_limit(tmp_pat
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_the_job_summary_reads_the_gates_baseline_and_arguments(runner, tmp_path):
     work = _repo(tmp_path)
     (work / "other.yaml").write_text((work / "my infra" / "broken.yaml").read_text(encoding="utf-8"), encoding="utf-8")
@@ -267,7 +262,6 @@ def test_the_job_summary_reads_the_gates_baseline_and_arguments(runner, tmp_path
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_path, action):
     step = _step(action, "Key fanout-lint")
     env = runner.env(step, {}, {"python.python-version": "3.12.7"})
@@ -285,7 +279,6 @@ def test_the_environment_is_keyed_on_the_actions_content_and_python(runner, tmp_
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_a_path_with_spaces_is_one_path_and_never_an_option(runner, tmp_path):
     work = _repo(tmp_path)
     hostile = work / "x --fail-on none"
@@ -309,7 +302,6 @@ def test_a_path_with_spaces_is_one_path_and_never_an_option(runner, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_the_args_input_cannot_end_the_options(runner, tmp_path):
     work = _repo(tmp_path)
     lint = runner.run("Run fanout-lint", work, {"paths": "my infra", "args": "--select FL2 -- clean.yaml"})
@@ -320,7 +312,6 @@ def test_the_args_input_cannot_end_the_options(runner, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("github-action")
 def test_isolated_pins_the_gate_against_the_checkouts_configuration(runner, tmp_path):
     work = _repo(tmp_path)
     (work / ".fanout-lint.toml").write_text('fail-on = "none"\n', encoding="utf-8")

@@ -15,7 +15,7 @@ from repo_paths import ROOT
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> str:
-    """The wheel, built once for this module's tests (one xdist_group, so on one worker).
+    """The wheel, built once for this module's tests (on one worker: --dist loadfile).
     Built from a copy: an in-tree build writes build/ into the checkout, which concurrent
     runs would share."""
     tmp_path = tmp_path_factory.mktemp("wheel")
@@ -29,7 +29,6 @@ def wheel(tmp_path_factory) -> str:
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("wheel")
 def test_wheel_contains_every_rule_module(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     rule_modules = sorted(f for f in os.listdir(os.path.join(ROOT, "rules")) if f.endswith(".py"))
@@ -54,7 +53,6 @@ def _metadata(wheel: str) -> tuple[list[tuple[str, str]], str]:
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("wheel")
 def test_the_metadata_pypi_shows(wheel):
     from fanout_lint.results.doc_links import PROJECT_URL
 
@@ -76,7 +74,6 @@ def test_the_metadata_pypi_shows(wheel):
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("wheel")
 def test_the_first_commands_of_the_pypi_description_work_from_the_wheel(wheel, tmp_path):
     """The description's first block, run as written against the wheel installed in an
     environment of its own (the install line is the only one replaced)."""

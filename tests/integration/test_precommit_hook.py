@@ -76,8 +76,8 @@ def hook_env(tmp_path_factory) -> dict:
 def hook_source(tmp_path_factory, hook_env):
     """This checkout (uncommitted changes included) as a committed repository, for a
     .pre-commit-config.yaml to name with a rev: pre-commit installs the hook from it
-    once, and every test here runs that one installation (one xdist_group, so on one
-    worker)."""
+    once, and every test here runs that one installation (the module's tests run on
+    one worker: --dist loadfile)."""
     source = tmp_path_factory.mktemp("hook-source") / "fanout-lint"
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
         ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"))
@@ -116,7 +116,6 @@ def _repo(path, env) -> str:
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -140,7 +139,6 @@ def test_real_pre_commit_fails_on_a_broken_template_and_passes_a_clean_one(tmp_p
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_real_pre_commit_passes_a_file_named_like_an_option_as_a_path(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -161,7 +159,6 @@ def test_real_pre_commit_passes_a_file_named_like_an_option_as_a_path(tmp_path, 
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -179,7 +176,6 @@ def test_real_pre_commit_lints_each_terraform_directory_once(tmp_path, hook_runn
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_real_pre_commit_lints_the_directory_of_a_changed_tfvars_file(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -217,7 +213,6 @@ resource "aws_lambda_event_source_mapping" "m" {
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_real_pre_commit_lints_a_changed_module_in_the_roots_that_call_it(tmp_path, hook_runner):
     run, env = hook_runner
     repo = _repo(tmp_path / "repo", env)
@@ -239,7 +234,6 @@ def test_real_pre_commit_lints_a_changed_module_in_the_roots_that_call_it(tmp_pa
 
 @pytest.mark.slow
 @pytest.mark.integration
-@pytest.mark.xdist_group("pre-commit")
 def test_a_comment_only_commit_in_a_baselined_module_passes(tmp_path, hook_runner, hook_source):
     _, env = hook_runner
     source, rev = hook_source

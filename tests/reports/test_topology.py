@@ -1,7 +1,7 @@
 """``fanout-lint graph``: snapshots of every diagram format, their syntax, focus, exit codes.
 
 Snapshots live in tests/snapshots/. After an intended change of the output, regenerate
-them with ``FANOUT_LINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/test_topology.py`` and
+them with ``FANOUT_LINT_UPDATE_SNAPSHOTS=1 python -m pytest tests/reports/test_topology.py`` and
 review the diff.
 """
 
