@@ -52,30 +52,34 @@ def _all_findings():
             yield formats[finding.unit], finding
 
 
-FINDINGS = list(_all_findings())
+@pytest.fixture(scope="module")
+def findings() -> list:
+    """(format, finding) of every fixture and example, linted once for this module's
+    tests when the first runs: at import, every worker would lint them to collect."""
+    return list(_all_findings())
 
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z][A-Za-z0-9_:]*", text))
 
 
-def test_the_corpus_has_findings_in_both_vocabularies():
-    formats = {fmt for fmt, _ in FINDINGS}
+def test_the_corpus_has_findings_in_both_vocabularies(findings):
+    formats = {fmt for fmt, _ in findings}
     assert {"cloudformation", "serverless", "terraform", "terraform-plan"} <= formats
     assert len(CFN_ONLY) > 20 and len(TF_ONLY) > 20
 
 
 @pytest.mark.parametrize("fmt", ["terraform", "terraform-plan"])
-def test_terraform_findings_name_no_cloudformation_property(fmt):
-    for unit_format, finding in FINDINGS:
+def test_terraform_findings_name_no_cloudformation_property(findings, fmt):
+    for unit_format, finding in findings:
         if unit_format == fmt:
             wrong = _words(finding.message) & CFN_ONLY
             assert not wrong, f"{finding.rule} on {finding.resource}: {sorted(wrong)} in {finding.message!r}"
             assert "AWS::" not in finding.message, finding.message
 
 
-def test_cloudformation_findings_name_no_terraform_argument():
-    for unit_format, finding in FINDINGS:
+def test_cloudformation_findings_name_no_terraform_argument(findings):
+    for unit_format, finding in findings:
         if unit_format in ("cloudformation", "serverless"):
             wrong = _words(finding.message) & TF_ONLY
             assert not wrong, f"{finding.rule} on {finding.resource}: {sorted(wrong)} in {finding.message!r}"
