@@ -57,3 +57,19 @@ def _private_cache_dir(tmp_path_factory, monkeypatch, _grammar_tables):
         except OSError:
             shutil.copyfile(tables, target)
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+
+
+def _schedule_rank(item: pytest.Item) -> int:
+    """Where a test goes in the run: those that build an environment or run another tool
+    for long first, then the other slow ones, the other integration tests, the rest."""
+    slow = item.get_closest_marker("slow") is not None
+    integration = item.get_closest_marker("integration") is not None
+    return (0 if integration else 1) if slow else (2 if integration else 3)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # -n auto hands the modules out in the order of their first test (pyproject.toml:
+    # --dist loadfile --no-loadscope-reorder), one at a time as the workers finish: with
+    # the longest first, the workers finish together instead of one running the last
+    # long module alone. A stable sort: within a rank, the collection's order.
+    items.sort(key=_schedule_rank)

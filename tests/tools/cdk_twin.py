@@ -5,7 +5,7 @@
 The twin has hashed logical IDs (``OrdersQueue`` becomes ``OrdersQueue1A2B3C4D``),
 ``aws:cdk:path`` metadata, long-form intrinsics, and the expected findings of the YAML
 fixture at the lines where the same findings stand in the JSON text.
-``tests/test_cdk_twins.py`` fails while a twin is stale.
+``tests/rules/test_cdk_twins.py`` fails while a twin is stale.
 """
 
 from __future__ import annotations

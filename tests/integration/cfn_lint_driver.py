@@ -1,0 +1,50 @@
+"""cfn-lint's command line, run many times in one process: what the ``cfn-lint`` script
+calls (``cfnlint.runner.main``, with its arguments in ``sys.argv``), once per request.
+
+cfn-lint takes about two seconds to import before it reads a template; the plugin's tests
+run it some twenty times, so they start it once (``test_cfnlint_plugin.py``, the
+``cfn_lint`` fixture) and send it one JSON line per run, ``{"args": [...], "cwd": ...}``.
+Each answer is one JSON line: the exit code and what the run wrote to stdout and stderr.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import traceback
+
+from cfnlint.runner import main
+
+
+def run(args: list[str], cwd: str) -> dict:
+    out, err = io.StringIO(), io.StringIO()
+    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    sys.argv = ["cfn-lint", *args]
+    code = 0
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main()
+            except SystemExit as done:  # how cfn-lint ends every run, with its exit code
+                if isinstance(done.code, str):
+                    err.write(done.code + "\n")
+                code = done.code if isinstance(done.code, int) else int(done.code is not None)
+            except Exception:  # as the interpreter would end a process
+                traceback.print_exc(file=err)
+                code = 1
+    finally:
+        sys.argv = saved_argv
+        os.chdir(saved_cwd)
+    return {"returncode": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+if __name__ == "__main__":
+    answers = sys.stdout
+    for line in sys.stdin:
+        request = json.loads(line)
+        answers.write(json.dumps(run(request["args"], request["cwd"])) + "\n")
+        answers.flush()
