@@ -155,7 +155,7 @@ def test_a_huge_filter_policy_is_one_bounded_finding_per_limit(tmp_path):
 
 
 def test_terraforms_recursion_config_turning_loop_detection_off_is_said_in_its_words():
-    path = os.path.join(os.path.dirname(__file__), "fixtures", "recursive-delivery-loop", "tf_fires")
+    path = os.path.join(FIXTURES, "recursive-delivery-loop", "tf_fires")
     result = lint_paths([path], ALL_RULES, Settings(select=("FL405",)))
     by_resource = {f.resource: f.message for f in result.findings}
     assert 'recursive_loop = "Allow" (aws_lambda_function_recursion_config) turns off' in by_resource[
