@@ -55,7 +55,7 @@ def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_pa
     assert set(results) == {"YAML", "Terraform", "YAML in one process", "Terraform in one process"}
     for label in results:
         sizes = sorted(results[label])
-        assert len(sizes) == 2 and sizes[0] < sizes[1]  # resources a unit, as generated
+        assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]  # resources a unit, as generated
         assert sizes[2] < 2 * 80  # four units of 20, two of 40, one of 80: a unit's, not the run's
         assert all(fanout > 0 and floor > 0 for fanout, floor in results[label].values())
     assert len(os.listdir(tmp_path / "yaml-20")) == 4  # units of a size are copies, one a directory
