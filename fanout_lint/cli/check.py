@@ -1,6 +1,6 @@
 """The CI side of ``fanout-lint check``: configuration, baseline, report formats and outputs.
 
-``cli.py`` parses the command line and runs the engine; this module turns the flags and
+``cli/main.py`` parses the command line and runs the engine; this module turns the flags and
 the configuration file into settings, and the result into reports and an exit code. One
 run writes its main report (``--format``, to standard output or ``--output``) and any
 number of further reports to files (``--report sarif=fanout-lint.sarif``), all from the

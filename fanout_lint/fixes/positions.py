@@ -19,7 +19,7 @@ _OTHER_YAML_BREAKS = ("\x85", "\u2028", "\u2029")  # libyaml's, besides CR and L
 _ONE_MORE = (1).__add__  # a line's length and its break, added in C (a generator costs a call a line)
 
 
-# The files Lark parses as HCL (``terraform_files.py``): Terraform's and OpenTofu's native
+# The files Lark parses as HCL (``loaders/terraform/files.py``): Terraform's and OpenTofu's native
 # syntax and tfvars. ``.tf.json`` and ``.tofu.json`` are JSON, located by the JSON parser.
 _HCL_SUFFIXES = (".tf", ".tofu", ".tfvars")
 

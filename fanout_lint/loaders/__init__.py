@@ -262,7 +262,7 @@ def read_template(path: str, located: bool = True) -> Parsed | LoadError | None:
 
 
 def link_data(path: str, data: bytes, words: tuple[str, ...]) -> Any:
-    """What a template's links are read from (``applications.py``), or None when the file
+    """What a template's links are read from (``run/link_plan.py``), or None when the file
     is no template (or cannot be parsed: linted alone, it says why). JSON through ``json``
     alone; YAML cut down to the sections and entries that hold one of ``words``
     (``link_sections.py``), or whole when it cannot be cut or the cut does not parse."""

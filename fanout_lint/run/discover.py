@@ -2,7 +2,7 @@
 
 A CloudFormation or Serverless Framework file is one unit; a Terraform directory (all its
 ``*.tf``, ``*.tf.json``, and OpenTofu's ``*.tofu`` and ``*.tofu.json``: see
-``terraform_files.py``) is one unit; a plan JSON file is one unit. Whether a YAML or JSON file is a template is decided by
+``loaders/terraform/files.py``) is one unit; a plan JSON file is one unit. Whether a YAML or JSON file is a template is decided by
 its content when it is loaded, so this stage only looks at names, and at the ``module``
 blocks of Terraform directories: a directory another unit of the run loads as a local
 module is linted inside that unit, with its real inputs, not again on its own.

@@ -2,16 +2,16 @@
 
 1. **discover** (``discover.py``): the units under the paths (and, for a named file of a
    local module, the roots that call it); a shadowed HCL parser is one error here;
-2. **plan the links** (``applications.py``): which templates link with others (imports
+2. **plan the links** (``run/link_plan.py``): which templates link with others (imports
    of exported names, nested stacks, CDK assemblies) and so form applications; every
    other unit stays a unit of its own. A run that names template files links them with
    the rest of their repository;
 3. **load, link and check** (``unit.py``): each unit, or each application as one graph
    (``loaders/application.py`` loads its templates, links them, and builds the graph),
    is checked by the rules, and its inline suppressions applied; serially, or in worker
-   processes (``parallel.py``), one unit or application per task;
+   processes (``run/pool.py``), one unit or application per task;
 4. **collect**: the results are merged in the order of the work and sorted; the
-   baseline and the report follow in the command (``check_command.py``).
+   baseline and the report follow in the command (``cli/check.py``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def lint_paths(paths: list[str], rules: tuple[Rule, ...], settings: Settings, ke
     """``root``: the repository, where the callers of a named module file and the templates
     a named template links with are looked for (default ``settings.repo_root``);
     ``progress``: called with (units done, units) as units finish; ``link_memo``: the link
-    facts a long-lived process keeps between runs (``applications.plan``).
+    facts a long-lived process keeps between runs (``run/link_plan.plan``).
 
     ``settings`` apply to every unit, unless ``settings.configuration`` (a
     ``hierarchy.Hierarchy``) is given: then each unit is linted under the settings of its

@@ -2,7 +2,7 @@
 and the bytes they were read from.
 
 A lint of a template named in a repository looks at every template of the repository for
-the exports, imports and nested stacks that link it (``applications.plan``); reading
+the exports, imports and nested stacks that link it (``run/link_plan.plan``); reading
 those facts is most of the time of a lint of one file. Those of a template that nests
 no stack depend only on the file's path, its bytes and its place (the CDK stack name, the
 repository), all in the key, so a change re-reads the facts of the file that changed, and
@@ -29,7 +29,7 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 
 class FactsMemo:
-    """A bounded mapping for ``applications.plan``'s ``memo``: ``get`` and item assignment."""
+    """A bounded mapping for ``run/link_plan.plan``'s ``memo``: ``get`` and item assignment."""
 
     def __init__(self, max_bytes: int = MAX_BYTES, max_file_bytes: int = MAX_FILE_BYTES):
         self.max_bytes = max_bytes

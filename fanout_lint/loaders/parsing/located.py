@@ -1,6 +1,6 @@
 """Parsed data that remembers where it was written: ``Map``, ``Seq`` and their spans.
 
-Both parsers (libyaml's event stream in ``source.py``, ``json`` in ``json_source.py``)
+Both parsers (libyaml's event stream in ``loaders/parsing/yaml_source.py``, ``json`` in ``json_source.py``)
 produce these containers, so loaders read locations the same way whatever the syntax:
 
 - ``loc`` is where the container starts; ``key_locs``/``item_locs`` where each key or

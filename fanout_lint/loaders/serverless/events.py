@@ -1,9 +1,9 @@
 """The Serverless Framework's ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events,
-expanded to the resources its event compilers deploy (``serverless.py`` expands the
+expanded to the resources its event compilers deploy (``loaders/serverless/loader.py`` expands the
 functions, ``sqs`` and ``sns``).
 
 As the Framework compiles them (``lib/plugins/aws/package/compile/events/``, names from
-``serverless_naming.py``):
+``naming.py``):
 
 - ``schedule`` (a rate or cron string, or ``rate`` with one or more expressions,
   ``enabled``, ``name``, ``method``): each expression an ``AWS::Events::Rule``
@@ -35,7 +35,7 @@ As the Framework compiles them (``lib/plugins/aws/package/compile/events/``, nam
   modelled as reading the stream itself, whose failures it handles the same way.
 
 A name the file does not prove makes the logical ID one named by its event
-(``...<events[2]>``), as in ``serverless.py``. A construct not modelled is recorded in
+(``...<events[2]>``), as in ``loaders/serverless/loader.py``. A construct not modelled is recorded in
 ``Expansion.unmodelled`` (what, where), for the unit's notice.
 """
 

@@ -2,9 +2,9 @@
 
 A file is a service when it says so: ``service`` plus ``functions`` or ``provider: {name:
 aws}`` (another provider's service is not ours). Its variables are resolved within the
-file first (``serverless_variables.py``). Then the resources the Framework would
+file first (``loaders/serverless/variables.py``). Then the resources the Framework would
 generate are made as plain CloudFormation, under its logical IDs
-(``serverless_naming.py``), and handed to the one builder through CloudFormation views,
+(``naming.py``), and handed to the one builder through CloudFormation views,
 so rules need no change:
 
 - each function: ``<Fn>LambdaFunction`` with ``name``, ``timeout`` (else
@@ -13,7 +13,7 @@ so rules need no change:
   (``DeadLetterConfig``), ``condition``; ``destinations`` (``onSuccess``, ``onFailure``),
   ``maximumRetryAttempts`` and ``maximumEventAge`` an ``AWS::Lambda::EventInvokeConfig``;
   its ``Role`` and the shared ``IamRoleLambdaExecution`` role: ``iam.py``;
-- ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events: ``serverless_events.py``;
+- ``schedule``, ``eventBridge``, ``s3`` and ``stream`` events: ``loaders/serverless/events.py``;
 - each ``sqs`` event (an ARN string, or ``arn`` with ``batchSize`` (a zero is the
   default 10, as the Framework tests it), ``maximumBatchingWindow``,
   ``functionResponseType``, ``enabled``): an event source mapping;
@@ -32,7 +32,7 @@ so rules need no change:
   ``resources.Outputs`` entry is exported (the Framework adds an export to each).
 
 ``${file(...)}`` of ``functions`` and ``resources`` is read first, where the file is
-inside the repository (``serverless_files.py``).
+inside the repository (``loaders/serverless/files.py``).
 
 Every generated setting stays located where the user wrote it (``located.DerivedMap``:
 the mapping's ``BatchSize`` is the event's ``batchSize``), and each generated resource

@@ -19,7 +19,7 @@ Verified in the Framework's source (serverless/serverless, v3 and v4 alike:
   a ``redrivePolicy`` adds the queue policy ``<Topic>To<Fn>DLQPolicy``;
 - ``destinations`` make ``<Fn>LambdaEvConf`` (AWS::Lambda::EventInvokeConfig).
 
-The other events (``serverless_events.py``), from the same ``naming.js``
+The other events (``loaders/serverless/events.py``), from the same ``naming.js``
 (``getScheduleLogicalId``, ``getSchedulerScheduleLogicalId``,
 ``getLambdaSchedulePermissionLogicalId``, ``getEventBridgeRuleLogicalId``,
 ``getEventBridgeLambdaPermissionLogicalId``, ``getEventBridgeEventBusLogicalId``,

@@ -2,7 +2,7 @@
 
 The root directory is one unit: every configuration file in it (``*.tf`` and ``*.tf.json``,
 OpenTofu's ``*.tofu`` and ``*.tofu.json``, override files merged last: see
-``terraform_files.py``), with ``terraform.tfvars`` and ``*.auto.tfvars`` (and their
+``loaders/terraform/files.py``), with ``terraform.tfvars`` and ``*.auto.tfvars`` (and their
 ``.json`` forms) applied to the root variables. A ``module``
 block whose ``source`` is a local path (``./x``, ``../x``) is loaded from that directory,
 its variables set from the block's arguments; its resources get addresses such as
