@@ -21,6 +21,7 @@ from fanout_lint.model.nodes import Loc
 from fanout_lint.policy.baseline import entry
 from fanout_lint.results.doc_links import rule_url
 from fanout_lint.results.records import Finding, LoadError, Notice, Severity
+from fanout_lint.results.untrusted import clean
 from fanout_lint.server.linting import Outcome
 from fanout_lint.server.positions import span, split_lines
 
@@ -100,7 +101,8 @@ def _diagnostic(finding: Finding, outcome: Outcome, texts: Texts, encoding: str)
     key = entry(finding, outcome.root)["fingerprint"] if outcome.baselinable else None
     if key in outcome.baselinable:
         data["fingerprint"] = key  # "add to baseline" names the finding by it
-        data["baseline"] = os.path.basename(outcome.baselinable[key][0])
+        # the configuration names the file: a pull request's text, shown in the editor's menu
+        data["baseline"] = clean(os.path.basename(outcome.baselinable[key][0]))
     return types.Diagnostic(
         range=span(texts.lines(path), finding.loc, encoding),
         message=f"{finding.message} [{finding.name}]",

@@ -123,3 +123,19 @@ def test_each_unit_is_linted_under_its_own_nearest_configuration(tmp_path, start
     relaxed = client.diagnostics(tmp_path / "relaxed" / "producer.yaml")
     assert "FL202" not in _codes(relaxed)
     assert client.close() == 0
+
+
+def test_the_baseline_named_in_the_editors_menu_is_one_printable_line(tmp_path):
+    # the configuration is a pull request's text: its file name reaches the action's title
+    from fanout_lint.rules import ALL_RULES
+    from fanout_lint.server.diagnostics import publishable
+    from fanout_lint.server.linting import lint_folder
+    from fanout_lint.server.workspace import Buffer
+
+    _app(tmp_path, 'baseline = "ci\\u001b[2J\\u202e.json"\n')
+    buffers = [Buffer(uri(tmp_path / name), str(tmp_path / name), (tmp_path / name).read_text(), 1)
+               for name in ("producer.yaml", "consumer.yaml")]
+    outcome = lint_folder(str(tmp_path), buffers, ALL_RULES, None)
+    shown = publishable(outcome, [b.path for b in buffers], "utf-16")[str(tmp_path / "producer.yaml")]
+    [data] = [d.data for d in shown if d.code == "FL202"]
+    assert data["baseline"].isprintable() and "\x1b" not in data["baseline"] and "\u202e" not in data["baseline"]
