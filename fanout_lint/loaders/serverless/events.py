@@ -325,7 +325,8 @@ def _existing_bucket(service, key: str, fn: str, event: dict, path: str, loc: Lo
     configuration = _lambda_configuration(fn, notification_event, event.get("rules"), loc)
     logical = f"{naming.normalized(key)}CustomS31"
     existing = service.generated.get(logical)
-    if existing is not None and (name is None or existing.props.get("BucketName") != name):
+    bucket = name if name is not None else raw  # as the Framework compares them: the text written
+    if existing is not None and existing.props.get("BucketName") != bucket:
         service.errors.append(LoadError(service.file, loc.line, (
             f"{path}: only one existing bucket can be configured per function (the Framework refuses a second, "
             "S3_MULTIPLE_BUCKETS_PER_FUNCTION)"), loc.column))
@@ -333,12 +334,11 @@ def _existing_bucket(service, key: str, fn: str, event: dict, path: str, loc: Lo
     if existing is None:
         lambdas = Seq(loc)
         props = DerivedMap(loc)
-        props.update({"BucketName": name if name is not None else raw,
-                      "NotificationConfiguration": {"LambdaConfigurations": lambdas}})
+        props.update({"BucketName": bucket, "NotificationConfiguration": {"LambdaConfigurations": lambdas}})
         service.add(RawResource(id=logical, type=EXISTING_BUCKET_NOTIFICATION, props=props, loc=loc,
                                 written=S3_EXISTING_EVENT, items_written=S3_EXISTING_EVENT, syntax=service.syntax),
                     suppressions)
-        source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::", name if name is not None else raw]]}
+        source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":s3:::", bucket]]}
         _permission(service, f"{logical}<permission>", fn, "s3.amazonaws.com", source_arn, loc,
                     S3_EXISTING_EVENT, suppressions, source_account=True)
         existing = service.generated[logical]

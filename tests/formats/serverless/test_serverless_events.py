@@ -151,6 +151,18 @@ functions:
     assert error.line == 8 and "only one existing bucket can be configured per function" in error.message
 
 
+def test_two_existing_bucket_events_naming_one_bucket_the_linter_cannot_resolve_are_one_bucket(tmp_path):
+    result, graph = _graph(tmp_path, SERVICE + """\
+functions:
+  a:
+    events:
+      - s3: {bucket: "${construct:uploads.bucketName}", existing: true}
+      - s3: {bucket: "${construct:uploads.bucketName}", existing: true, event: "s3:ObjectRemoved:*"}
+""")
+    assert result.errors == []
+    assert [n.resource for n in graph.all(Notification)] == ["ACustomS31", "ACustomS31"]
+
+
 def test_s3_events_share_the_bucket_they_name(tmp_path):
     result, graph = _graph(tmp_path, SERVICE + """\
   s3:
