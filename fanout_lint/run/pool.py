@@ -73,7 +73,19 @@ def lint_in_parallel(
                 while running or (queue and not broken):
                     while queue and not broken and len(running) < jobs * IN_FLIGHT_PER_WORKER:
                         batch = queue.popleft()
-                        running[pool.submit(_lint_batch, [items[i] for i in batch])] = batch
+                        try:
+                            running[pool.submit(_lint_batch, [items[i] for i in batch])] = batch
+                        except BrokenProcessPool:
+                            # a worker died since the last wait: this batch never ran, so it
+                            # goes back to the queue for the next pool, as it is; in a pool
+                            # that ran nothing it counts as failed, so every pool makes progress
+                            if running:
+                                queue.appendleft(batch)
+                            else:
+                                failed.append(batch)
+                            broken = True
+                    if not running:
+                        break
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
                         batch = running.pop(future)

@@ -49,3 +49,37 @@ def test_jobs_must_be_a_positive_number(capsys):
         main(["check", "-j", "0", "."])
     assert exit_info.value.code == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_a_pool_that_breaks_between_two_submissions_loses_no_unit(monkeypatch):
+    # a worker may die after the last wait and before the next submit: the submit raises
+    from concurrent.futures import Future
+    from concurrent.futures.process import BrokenProcessPool
+    from contextlib import contextmanager
+
+    from fanout_lint.policy.settings import Settings
+    from fanout_lint.results.records import Result
+    from fanout_lint.run import pool
+
+    submitted: list[list[int]] = []
+
+    class Breaking:  # the second submission finds the pool broken
+        def submit(self, fn, batch):
+            units = [int(candidate.split("-")[1]) for _, candidate in batch]
+            submitted.append(units)
+            if len(submitted) == 2:
+                raise BrokenProcessPool("a worker died")
+            done: Future = Future()
+            done.set_result([Result(units=unit) for unit in units])
+            return done
+
+    @contextmanager
+    def workers(jobs, rules, table):
+        yield Breaking()
+
+    monkeypatch.setattr(pool, "_workers", workers)
+    monkeypatch.setattr(pool, "_alone", lambda item, rules, table: Result(units=-1))
+    results = list(pool.lint_in_parallel([f"unit-{i}" for i in range(40)], (), Settings(), 2))
+    assert [r.units for r in results] == list(range(40))  # each unit once, in order, none lost
+    refused = submitted[1]
+    assert submitted.count(refused) == 2  # the refused batch ran whole in the next pool
