@@ -1,3 +1,4 @@
+import compileall
 import os
 import shutil
 import sys
@@ -17,6 +18,22 @@ except ImportError:  # hypothesis is a test extra
 
 
 import pytest
+
+from repo_paths import ROOT
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set (as on this project's machines), every
+    fanout-lint process a test starts would compile the whole package from source again:
+    0.15 s each, about 130 times a run. The run compiles the package's own
+    modules once, where any interpreter looks for them (``__pycache__``, ignored by git),
+    as a first import without the variable would; the installed dependencies have theirs
+    from pip. (A PYTHONPYCACHEPREFIX would hide those, and compile all of cfn-lint again
+    in every process.)"""
+    if not sys.flags.dont_write_bytecode or hasattr(config, "workerinput"):
+        return
+    for top in ("fanout_lint", "rules"):
+        compileall.compile_dir(os.path.join(ROOT, top), quiet=2)
 
 
 @pytest.fixture(scope="session")
