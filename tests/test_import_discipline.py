@@ -6,6 +6,7 @@ source with ast, as tests/test_layers.py reads the layers."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,7 +95,12 @@ def _sources() -> list[str]:
                   for name in files if name.endswith(".py"))
 
 
-ALL = [(os.path.relpath(path, ROOT), line, imported) for path in _sources() for line, imported in lazy_imports(path)]
+@functools.cache
+def every_lazy_import() -> tuple[tuple[str, int, tuple[str, list[str]]], ...]:
+    """(file, line, what it imports) of every import inside a function: read once, by the
+    first test that asks (not at collection, which every worker of -n auto does)."""
+    return tuple((os.path.relpath(path, ROOT), line, imported) for path in _sources()
+                 for line, imported in lazy_imports(path))
 
 
 def _shown(imported: tuple[str, list[str]]) -> str:
@@ -106,20 +112,21 @@ def test_the_sources_are_read():
     # else the counts below would hold of nothing
     assert len(_sources()) > 100
     assert any(path.endswith(os.path.join("loaders", "parsing", "yaml_source.py")) and imported == ("", ["yaml"])
-               for path, _, imported in ALL)
+               for path, _, imported in every_lazy_import())
 
 
 def test_at_most_so_many_imports_inside_functions():
-    assert len(ALL) <= MAX_LAZY, "\n".join(f"{p}:{line}: {_shown(imported)}" for p, line, imported in ALL)
+    found = every_lazy_import()
+    assert len(found) <= MAX_LAZY, "\n".join(f"{p}:{line}: {_shown(imported)}" for p, line, imported in found)
 
 
 def test_imports_inside_functions_are_of_the_allowed_modules_only():
-    assert [f"{p}:{line}: {_shown(imported)}" for p, line, imported in ALL if not allowed_by(imported)] == []
+    assert [f"{p}:{line}: {_shown(imported)}" for p, line, imported in every_lazy_import() if not allowed_by(imported)] == []
 
 
 def test_every_allowed_module_is_still_imported_lazily():
     # a module that moved to the top leaves the list: the list says what is lazy today
-    used = {allowed for _, _, imported in ALL for allowed in allowed_by(imported)}
+    used = {allowed for _, _, imported in every_lazy_import() for allowed in allowed_by(imported)}
     assert sorted(set(ALLOWED_LAZY) - used) == []
 
 

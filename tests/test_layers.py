@@ -6,6 +6,7 @@ command line, and reports see no loader."""
 from __future__ import annotations
 
 import ast
+import functools
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -77,12 +78,18 @@ def _within(module: str, layers: tuple[str, ...]) -> bool:
 
 SOURCES = _sources()
 MODULES = set(SOURCES)
-IMPORTS = {module: _imports(module, path) for module, path in SOURCES.items()}
+
+
+@functools.cache
+def imports() -> dict[str, set[tuple[str, str]]]:
+    """What each module imports of the package: read once, by the first test that asks
+    (not at collection, which every worker of -n auto does)."""
+    return {module: _imports(module, path) for module, path in SOURCES.items()}
 
 
 def _breaks(importers: tuple[str, ...], allowed=None, forbidden=None) -> list[str]:
     found = []
-    for module, imported in sorted(IMPORTS.items()):
+    for module, imported in sorted(imports().items()):
         if not _within(module, importers):
             continue
         for target, name in sorted(imported):
@@ -97,11 +104,11 @@ def _breaks(importers: tuple[str, ...], allowed=None, forbidden=None) -> list[st
 
 def test_the_sources_are_read():
     # else every contract below would hold of nothing
-    assert "fanout_lint.rules.shared_queue" in IMPORTS and "fanout_lint.model.graph" in IMPORTS
-    assert ("fanout_lint.rule", "Rule") in IMPORTS["fanout_lint.rules.shared_queue"]
-    assert ("fanout_lint.rules.common", "is_sqs_source") in IMPORTS["fanout_lint.rules.batch_item_failures_off"]
-    assert ("fanout_lint.model.arns", "arn_service") in IMPORTS["fanout_lint.rules.common"]
-    assert any(_within(t, ("fanout_lint.loaders",)) for t, _ in IMPORTS["fanout_lint.run.unit"])
+    assert "fanout_lint.rules.shared_queue" in imports() and "fanout_lint.model.graph" in imports()
+    assert ("fanout_lint.rule", "Rule") in imports()["fanout_lint.rules.shared_queue"]
+    assert ("fanout_lint.rules.common", "is_sqs_source") in imports()["fanout_lint.rules.batch_item_failures_off"]
+    assert ("fanout_lint.model.arns", "arn_service") in imports()["fanout_lint.rules.common"]
+    assert any(_within(t, ("fanout_lint.loaders",)) for t, _ in imports()["fanout_lint.run.unit"])
 
 
 def _rule_may_import(target: str, name: str) -> bool:
@@ -114,8 +121,8 @@ def _rule_may_import(target: str, name: str) -> bool:
 
 
 def test_rules_take_severity_from_the_rule_api():
-    assert ("fanout_lint.rule", "Severity") in IMPORTS["fanout_lint.rules.shared_queue"]
-    assert ("fanout_lint.rule", "Severity") in IMPORTS["fanout_lint.rules.common"]
+    assert ("fanout_lint.rule", "Severity") in imports()["fanout_lint.rules.shared_queue"]
+    assert ("fanout_lint.rule", "Severity") in imports()["fanout_lint.rules.common"]
 
 
 def test_rules_import_only_the_rule_api_and_the_model():

@@ -9,6 +9,7 @@ import contextlib
 import io
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+import properties  # noqa: F401  (Hypothesis's profile, before the first @settings)
 
 from fanout_lint.cli.main import main
 from fanout_lint.run.engine import lint_paths

@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 from hypothesis import given, settings, strategies as st
+import properties  # noqa: F401  (Hypothesis's profile, before the first @settings)
 
 import fanout_lint.cli.main
 import fanout_lint.run.engine

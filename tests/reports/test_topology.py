@@ -17,6 +17,7 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+import properties  # noqa: F401  (Hypothesis's profile, before the first @settings)
 
 import mermaid_syntax
 from fanout_lint.model.format import Format

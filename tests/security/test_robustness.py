@@ -11,6 +11,7 @@ import tracemalloc
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+import properties  # noqa: F401  (Hypothesis's profile, before the first @settings)
 
 import fanout_lint.loaders
 from fanout_lint.cli.main import main

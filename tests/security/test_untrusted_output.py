@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+import properties  # noqa: F401  (Hypothesis's profile, before the first @settings)
 
 import mermaid_syntax
 from fanout_lint.cli.main import main
