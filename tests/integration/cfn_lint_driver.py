@@ -21,8 +21,12 @@ from cfnlint.runner import main
 
 def run(args: list[str], cwd: str) -> dict:
     out, err = io.StringIO(), io.StringIO()
-    saved_argv, saved_cwd = sys.argv, os.getcwd()
+    saved_argv, saved_cwd, saved_stdin = sys.argv, os.getcwd(), sys.stdin
     sys.argv = ["cfn-lint", *args]
+    # cfn-lint reads a template from standard input when it is given none (a command that
+    # takes its template for one more rule module): an empty one, as from /dev/null, and
+    # never the requests this process reads
+    sys.stdin = io.StringIO()
     code = 0
     try:
         os.chdir(cwd)
@@ -37,7 +41,7 @@ def run(args: list[str], cwd: str) -> dict:
                 traceback.print_exc(file=err)
                 code = 1
     finally:
-        sys.argv = saved_argv
+        sys.argv, sys.stdin = saved_argv, saved_stdin
         os.chdir(saved_cwd)
     return {"returncode": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
 

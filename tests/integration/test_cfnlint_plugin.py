@@ -1,9 +1,10 @@
 """The cfn-lint plugin, run through the real cfn-lint command line, agrees with fanout-lint.
 
-cfn-lint takes a second or two to start, so the fixtures go through it in one run, and
-the other runs go through its command line in one process (``cfn_lint_driver.py``): the
-``cfn-lint`` script's own entry point, given each run's arguments and directory. The
-commands the README shows run as the ``cfn-lint`` executable itself.
+cfn-lint takes a second or two to start, so every run goes through its command line in
+one process (``cfn_lint_driver.py``): the ``cfn-lint`` script's own entry point, given
+each run's arguments and directory, with an empty standard input. The fixtures go
+through it in one run. The commands the README shows are given as written, the first to
+the ``cfn-lint`` executable itself.
 """
 
 from __future__ import annotations
@@ -96,11 +97,10 @@ def test_every_rule_has_exactly_one_plugin_class_with_its_severity_letter():
 
 
 @pytest.mark.slow  # cfn-lint validates every fixture with its own rules too
-def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code():
+def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code(cfn_lint):
     paths = _cloudformation_fixtures()
     assert len(paths) >= 14
-    run = subprocess.run([_executable(), *_plugin("--include-checks", "I", "--ignore-checks", *BUILTIN, "--", *paths)],
-                         capture_output=True, text=True, timeout=300)
+    run = cfn_lint(*_plugin("--include-checks", "I", "--ignore-checks", *BUILTIN, "--", *paths))
     assert "Traceback" not in run.stderr, run.stderr
     got = _matches(run.stdout)
 
@@ -171,24 +171,28 @@ def _readme_section(title: str) -> str:
     return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_commands_run_the_plugin_as_written(tmp_path):
+def test_the_readme_commands_run_the_plugin_as_written(cfn_lint, tmp_path):
     # `-a` and `--include-checks` take several values: a template written after them is
     # read as one more rule module, so the commands the README shows must keep it apart
+    # (cfn-lint would then read an empty standard input, and find nothing). The first runs
+    # as the `cfn-lint` executable itself, the others in the driver's process.
     section = _readme_section("cfn-lint plugin")
     commands = [line.split("#", 1)[0].split() for line in section.splitlines() if line.startswith("cfn-lint ")]
     assert len(commands) >= 2
-    executable = shutil.which("cfn-lint", path=os.path.dirname(sys.executable)) or shutil.which("cfn-lint")
     shutil.copy(os.path.join(FIXTURES, "shared-queue", "cfn_fires.yaml"), tmp_path / "template.yaml")
-    for command in commands:
-        run = subprocess.run([executable, *command[1:], "-f", "parseable", "--ignore-checks", *BUILTIN],
-                             cwd=tmp_path, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    for number, command in enumerate(commands):
+        args = (*command[1:], "-f", "parseable", "--ignore-checks", *BUILTIN)
+        if number == 0:
+            run = subprocess.run([_executable(), *args], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                                 stdin=subprocess.DEVNULL)
+        else:
+            run = cfn_lint(*args, cwd=tmp_path)
         assert "Traceback" not in run.stderr, (command, run.stderr[-1500:])
         assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"}, (command, run.stdout, run.stderr[-500:])
         assert run.returncode == 2, command
     assert "append_rules:\n  - fanout_lint.cfnlint_plugin" in section  # the configuration-file form
     (tmp_path / ".cfnlintrc").write_text("append_rules:\n  - fanout_lint.cfnlint_plugin\n", encoding="utf-8")
-    run = subprocess.run([executable, "template.yaml", "-f", "parseable", "--ignore-checks", *BUILTIN],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    run = cfn_lint("template.yaml", "-f", "parseable", "--ignore-checks", *BUILTIN, cwd=tmp_path)
     assert {rule for _, _, rule in _matches(run.stdout)} == {"EFL201"} and run.returncode == 2
 
 

@@ -34,10 +34,10 @@ def _package_dirs() -> tuple[str, ...]:
     return (os.path.dirname(fanout_lint.__file__), os.path.dirname(fanout_lint.rules.__file__))
 
 
-def _lint(tmp_path, cache_home: str) -> subprocess.CompletedProcess:
-    unit = tmp_path / "unit"
+def _lint(tmp_path, cache_home: str, name: str = "unit", text: str = QUEUE_TF) -> subprocess.CompletedProcess:
+    unit = tmp_path / name
     unit.mkdir(exist_ok=True)
-    (unit / "main.tf").write_text(QUEUE_TF)
+    (unit / "main.tf").write_text(text)
     env = dict(os.environ, XDG_CACHE_HOME=cache_home, PYTHONDONTWRITEBYTECODE="1")
     env.pop("CI", None)  # every cache on
     return subprocess.run([sys.executable, "-m", "fanout_lint", "--format", "json", str(unit)],
@@ -53,6 +53,13 @@ def test_an_hcl_lint_writes_nothing_under_the_package_and_its_tables_to_the_cach
     tables = [n for n in os.listdir(home / "fanout-lint") if n.endswith(".lark-cache")]
     assert len(tables) == 1 and tables[0].startswith("hcl-grammar-")
     assert not [n for n in os.listdir(home / "fanout-lint") if n.endswith(".tmp")]
+    # the next lint, of a file the parse cache has not seen, needs the parser: it reads the
+    # tables the first wrote (under a temporary name, then moved), and does not build them again
+    stamp = os.stat(home / "fanout-lint" / tables[0]).st_mtime_ns
+    again = _lint(tmp_path, str(home), "other", QUEUE_TF.replace('"q"', '"other"'))
+    assert again.returncode == 0 and json.loads(again.stdout)["summary"]["units"] == 1, again.stderr
+    assert os.stat(home / "fanout-lint" / tables[0]).st_mtime_ns == stamp
+    assert _files_under(*_package_dirs()) == before
 
 
 def test_an_unwritable_cache_dir_means_no_cache_and_the_same_findings(tmp_path):
@@ -60,7 +67,9 @@ def test_an_unwritable_cache_dir_means_no_cache_and_the_same_findings(tmp_path):
     blocker.write_text("")
     before = _files_under(*_package_dirs())
     done = _lint(tmp_path, str(blocker))
-    written = _lint(tmp_path, str(tmp_path / "xdg"))
+    # against a cache directory with the tables in it (this test's, conftest.py): the
+    # session built them once, as a lint builds them
+    written = _lint(tmp_path, os.environ["XDG_CACHE_HOME"])
     assert done.returncode == written.returncode == 0, done.stderr
     assert json.loads(done.stdout)["summary"]["units"] == 1
     assert done.stdout == written.stdout and written.stderr == ""
@@ -74,15 +83,17 @@ def test_the_tables_in_the_cache_dir_are_read_again(tmp_path):
 
     import lark
 
-    home = tmp_path / "xdg"
-    _lint(tmp_path, str(home))
-    path = grammar_cache_path({"XDG_CACHE_HOME": str(home)}, parser_grammar(), lark.__version__)
+    # this test's cache directory (conftest.py) holds the tables the session built once, as
+    # the first lint in an empty one writes them (the first test here), and no parsed file:
+    # the lint needs the parser
+    home = os.environ["XDG_CACHE_HOME"]
+    path = grammar_cache_path({"XDG_CACHE_HOME": home}, parser_grammar(), lark.__version__)
     assert path is not None and os.path.isfile(path)
     stamp = os.stat(path).st_mtime_ns
-    assert _lint(tmp_path, str(home)).returncode == 0
+    assert _lint(tmp_path, home).returncode == 0
     assert os.stat(path).st_mtime_ns == stamp  # read, not rebuilt
     # another Lark or grammar gets a file of its own
-    assert grammar_cache_path({"XDG_CACHE_HOME": str(home)}, parser_grammar(), "0.0.0") != path
+    assert grammar_cache_path({"XDG_CACHE_HOME": home}, parser_grammar(), "0.0.0") != path
 
 
 def _readme_commands() -> list[str]:
@@ -106,7 +117,8 @@ def test_the_readmes_two_commands_in_order_in_one_clone(tmp_path):
         if os.path.isfile(os.path.join(ROOT, name)):
             os.makedirs(os.path.dirname(clone / name), exist_ok=True)
             shutil.copy2(os.path.join(ROOT, name), clone / name)
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    # pip's check for a newer pip of its own (an index request on each run) changes no result
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "xdg"), PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.pop("CI", None)
     env.pop("VIRTUAL_ENV", None)
 

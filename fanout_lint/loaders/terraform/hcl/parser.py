@@ -146,16 +146,28 @@ def parser():
     if path is None:
         return lark.Lark(text, **options)
     if os.path.isfile(path):
-        return lark.Lark(text, cache=path, **options)
+        return lark.Lark(text, cache=_TablesFile(path), **options)
     # Built under a name of this process's, then moved into place: a run that reads the
     # file while another writes it finds the whole file or none.
     partial = f"{path}.{os.getpid()}.tmp"
-    built = lark.Lark(text, cache=partial, **options)
+    built = lark.Lark(text, cache=_TablesFile(partial), **options)
     try:
         os.replace(partial, path)
     except OSError:
         _remove(partial)
     return built
+
+
+class _TablesFile(str):
+    """The tables' file name, as Lark is given it. Lark keys the tables it writes on its
+    options as text, this name among them: tables written under a temporary name and then
+    moved into place (or linked into another cache directory) never matched again, and the
+    next run built them once more and rewrote the file in place. As text this name is one
+    constant, so the key is the grammar, the other options, Lark's version and Python's, as
+    the name of the file itself (``grammar_cache_path``)."""
+
+    def __str__(self) -> str:
+        return "fanout-lint HCL grammar tables"
 
 
 def grammar_cache_path(environ, text: str, lark_version: str) -> str | None:
