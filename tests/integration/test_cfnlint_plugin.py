@@ -10,6 +10,7 @@ the ``cfn-lint`` executable itself.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -25,8 +26,10 @@ from fanout_lint.rules import ALL_RULES
 from fanout_lint.policy.settings import Settings
 from repo_paths import TESTS
 
-cfnlint = pytest.importorskip("cfnlint")
-pytestmark = pytest.mark.integration
+# Looked up, not imported: cfn-lint takes over a second to import, and every worker of
+# -n auto collects this module; the tests that need it in process import it themselves.
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(importlib.util.find_spec("cfnlint") is None, reason="cfn-lint is a test extra")]
 
 FIXTURES = os.path.join(TESTS, "fixtures")
 PLUGIN = "fanout_lint.cfnlint_plugin"
