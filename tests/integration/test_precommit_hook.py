@@ -89,9 +89,11 @@ def hook_source(tmp_path_factory, hook_env):
     return str(source), rev
 
 
-@pytest.fixture(scope="module")
-def hook_runner(hook_env, hook_source):
-    env = hook_env
+@pytest.fixture
+def hook_runner(hook_env, hook_source, _private_cache_dir):
+    # the test's own cache directory (conftest.py), never the user's: the module's
+    # environment is made before any test's
+    env = dict(hook_env, XDG_CACHE_HOME=os.environ["XDG_CACHE_HOME"])
     source, rev = hook_source
 
     def run(repo, *files) -> subprocess.CompletedProcess:
