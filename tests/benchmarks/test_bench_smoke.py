@@ -50,15 +50,17 @@ def test_healthy_generated_topologies_have_no_findings(tmp_path, capsys):
 def test_growth_times_each_size_in_process_and_reports_the_marginal_costs(tmp_path):
     from bench import growth
 
+    # The smallest units the generator makes (it adds a dozen resources to any size): what
+    # is checked is that the harness copies, times and tabulates, not what the times are.
     results = growth.measure(str(tmp_path), runs=1, seed=1, series=(("yaml", "YAML"), ("tf", "Terraform")),
-                             sizes=(20, 40, 80), repeat=1, copies_to=80, one_process=True)
+                             sizes=(10, 20, 40), repeat=1, copies_to=40, one_process=True)
     assert set(results) == {"YAML", "Terraform", "YAML in one process", "Terraform in one process"}
     for label in results:
         sizes = sorted(results[label])
         assert len(sizes) == 3 and sizes[0] < sizes[1] < sizes[2]  # resources a unit, as generated
-        assert sizes[2] < 2 * 80  # four units of 20, two of 40, one of 80: a unit's, not the run's
+        assert sizes[2] < 2 * 40  # four units of 10, two of 20, one of 40: a unit's, not the run's
         assert all(fanout > 0 and floor > 0 for fanout, floor in results[label].values())
-    assert len(os.listdir(tmp_path / "yaml-20")) == 4  # units of a size are copies, one a directory
+    assert len(os.listdir(tmp_path / "yaml-10")) == 4  # units of a size are copies, one a directory
     text = growth.table(results)
     assert "| YAML | " in text and "| Terraform | " in text
     assert "ratio (target ≤ 1.2)" in text  # the marginal at the largest size against the one at the second

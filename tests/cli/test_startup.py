@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -30,11 +31,26 @@ def _imported(tmp_path, *paths) -> set[str]:
     return {m.split(".")[0] for m in _modules(tmp_path, *paths)}
 
 
-def test_terraform_loads_lark_but_neither_python_hcl2_nor_pyyaml(tmp_path):
+@pytest.fixture
+def cache_home(tmp_path, _grammar_tables):
+    """A cache directory (XDG_CACHE_HOME) that holds the session's parser tables and no
+    parsed file, as a user's after the first run: without the tables, each Terraform run
+    here would build them (over a second), which is not what these tests are about."""
+    home = tmp_path / "fanout-lint"
+    home.mkdir(mode=0o700)
+    for tables in _grammar_tables:
+        try:
+            os.link(tables, home / os.path.basename(tables))
+        except OSError:
+            shutil.copyfile(tables, home / os.path.basename(tables))
+    return tmp_path
+
+
+def test_terraform_loads_lark_but_neither_python_hcl2_nor_pyyaml(tmp_path, cache_home):
     unit = tmp_path / "unit"
     unit.mkdir()
     (unit / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "q"\n}\n')
-    top = _imported(tmp_path, str(unit))
+    top = _imported(cache_home, str(unit))
     assert "lark" in top
     assert not top & {"hcl2", "yaml", "cfnlint"}  # hcl2.api would pull its dict transformer
 
@@ -62,12 +78,12 @@ def test_one_template_loads_neither_the_process_pool_nor_other_formats(tmp_path)
                           "fanout_lint.loaders.terraform.hcl_shadow", "importlib.metadata"}
 
 
-def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path):
+def test_terraform_files_all_in_the_cache_load_no_parser(tmp_path, cache_home):
     unit = tmp_path / "unit"
     unit.mkdir()
     (unit / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "q"\n}\n')
-    first = _imported(tmp_path, str(unit))  # parses, and fills the cache (XDG_CACHE_HOME)
-    again = _imported(tmp_path, str(unit))
+    first = _imported(cache_home, str(unit))  # parses, and fills the cache (XDG_CACHE_HOME)
+    again = _imported(cache_home, str(unit))
     assert "lark" in first and "lark" not in again
 
 

@@ -20,6 +20,7 @@ from fanout_lint.model.nodes import Queue, Subscription, Written
 from fanout_lint.model.schema import KINDS
 from fanout_lint.rules import ALL_RULES
 from fanout_lint.policy.settings import Settings
+from fanout_lint.server.memo import FactsMemo
 from repo_paths import ROOT
 
 
@@ -46,8 +47,12 @@ TF_ONLY = {n for n in _names(Format.TERRAFORM) - SHARED if "_" in n}  # visibili
 
 def _all_findings():
     paths = fixture_paths(os.path.join(ROOT, "tests", "fixtures")) + [os.path.join(ROOT, "examples")]
+    # Each template named alone is linked with the repository's templates, whose link facts
+    # every lint would read again; the memo the language server keeps between lints holds
+    # them by path, bytes and place, so the findings are those of separate runs.
+    memo = FactsMemo()
     for path in paths:
-        result = lint_paths([path], ALL_RULES, Settings(jobs=1), keep_graphs=True)
+        result = lint_paths([path], ALL_RULES, Settings(jobs=1), keep_graphs=True, link_memo=memo)
         formats = {unit.path: unit.format for graph in result.graphs for unit in graph.members}
         for finding in result.findings:
             yield formats[finding.unit], finding

@@ -13,11 +13,15 @@ is ``_continue_lines`` here. Its heredoc terminals are the one change made to th
 grammar: their patterns were quadratic, and the parser is built with linear ones that
 match the same text (``linear_heredocs``).
 
-Building the LALR tables takes over a second; Lark keeps them in a cache file, checked
-against a hash of the grammar, the options, Lark's version and Python's, so a stale or
-foreign file is rebuilt, never used. The file lives in the user's cache directory
-(``$XDG_CACHE_HOME/fanout-lint``, by default ``~/.cache/fanout-lint``), named for what
-it was built from, so environments with other versions can share the directory. Nothing
+Building the LALR tables takes over a second; they are kept in a file written with
+``Lark.save`` and read with ``Lark.load``, named for a hash of what it was built from (the
+grammar, the options, the file's format, Lark's version and Python's), so that a stale or
+foreign file is never used; one that cannot be loaded is built again. Lark's own ``cache``
+option is not used: its check hashes the file's path with the grammar, so a file built
+under a temporary name (to be moved into place whole) or moved to another directory failed
+it, and every such first run built the tables twice. The file lives in the user's cache
+directory (``$XDG_CACHE_HOME/fanout-lint``, by default ``~/.cache/fanout-lint``), so
+environments with other versions can share the directory. Nothing
 is ever written into the installed package: a file left there would outlive
 ``pip uninstall``, and the folder it keeps would shadow the next install of the package.
 Where the cache directory cannot be written the tables are built in memory, every run.
@@ -43,6 +47,8 @@ _CONTINUES_LINE = frozenset({
     "DOUBLE_AMP", "DOUBLE_PIPE", "PLUS", "QMARK",
 })
 _GRAMMAR_CACHE = "hcl-grammar-{key}.lark-cache"  # in the user's cache directory
+_TABLES_FORMAT = "Lark.save/1"  # what the file holds: part of its name
+_OPTIONS = {"parser": "lalr", "propagate_positions": False}
 
 # python-hcl2's heredoc terminals find the closing marker with a lazy body followed by
 # ``\s*``, which also spans line breaks: at every line of the body the blank lines after
@@ -142,38 +148,43 @@ def parser():
 
     text = parser_grammar()
     path = grammar_cache_path(os.environ, text, lark.__version__)
-    options = {"parser": "lalr", "propagate_positions": False, "postlex": _ContinueLines()}
-    if path is None:
-        return lark.Lark(text, **options)
-    if os.path.isfile(path):
-        return lark.Lark(text, cache=_TablesFile(path), **options)
-    # Built under a name of this process's, then moved into place: a run that reads the
-    # file while another writes it finds the whole file or none.
-    partial = f"{path}.{os.getpid()}.tmp"
-    built = lark.Lark(text, cache=_TablesFile(partial), **options)
-    try:
-        os.replace(partial, path)
-    except OSError:
-        _remove(partial)
+    if path is not None and os.path.isfile(path):
+        loaded = _load_tables(lark, path)
+        if loaded is not None:
+            return loaded
+    built = lark.Lark(text, postlex=_ContinueLines(), **_OPTIONS)
+    if path is not None:
+        _save_tables(built, path)
     return built
 
 
-class _TablesFile(str):
-    """The tables' file name, as Lark is given it. Lark keys the tables it writes on its
-    options as text, this name among them: tables written under a temporary name and then
-    moved into place (or linked into another cache directory) never matched again, and the
-    next run built them once more and rewrote the file in place. As text this name is one
-    constant, so the key is the grammar, the other options, Lark's version and Python's, as
-    the name of the file itself (``grammar_cache_path``)."""
+def _load_tables(lark, path: str):
+    """The parser saved at ``path``, or None when the file does not load (cut short by a
+    full disk, or written by something else under the same name): it is built again."""
+    try:
+        with open(path, "rb") as handle:
+            return lark.Lark.load(handle)
+    except Exception:  # unpickling a damaged file can raise almost anything
+        return None
 
-    def __str__(self) -> str:
-        return "fanout-lint HCL grammar tables"
+
+def _save_tables(built, path: str) -> None:
+    """Written under a name of this process's, then moved into place: a run that reads the
+    file while another writes it finds the whole file or none. A file that cannot be
+    written is no error: the next run builds the tables again."""
+    partial = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(partial, "wb") as handle:
+            built.save(handle)  # the options too, the post-lexer by reference to its class
+        os.replace(partial, path)
+    except OSError:
+        _remove(partial)
 
 
 def grammar_cache_path(environ, text: str, lark_version: str) -> str | None:
     """Where the parser's tables are kept, or None when the user's cache directory cannot
     be written (nor the file read). Never inside the installed package."""
-    made_of = f"{text}\0{lark_version}\0{sys.version_info[:2]}".encode()
+    made_of = f"{text}\0{_TABLES_FORMAT}\0{sorted(_OPTIONS.items())}\0{lark_version}\0{sys.version_info[:2]}".encode()
     directory = user_cache_dir(environ)
     path = os.path.join(directory, _GRAMMAR_CACHE.format(key=hashlib.sha256(made_of).hexdigest()[:16]))
     # Lark loads its tables with pickle, so they are code: used only from a directory and
