@@ -129,14 +129,16 @@ def test_the_readmes_two_commands_in_order_in_one_clone(tmp_path):
     done = run(first, clone)
     assert done.returncode == 1, done.stderr[-3000:]  # the broken examples' findings
     assert "examples/broken/terraform/main.tf:" in done.stdout  # Terraform parsed, tables built
-    # the second, without the whole suite (it is this suite): the install, then the
-    # commands that a leftover folder in site-packages broke
+    # the second, without the whole suite (it is this suite): its install, then the
+    # commands that a leftover folder in site-packages broke. Its test extras are left out
+    # of the install here: installing them is what got this suite running (it imports
+    # pytest, hypothesis, cfn-lint, pygls), and .ci/run installs them as written in a fresh
+    # clone on every landing (test_ci_runs_the_readmes_second_command); what only this test
+    # shows is the first command's install becoming the second's editable one in one venv
     install, _, _ = second.rpartition(" && ")
-    # as written, without the bytecode of the test extras (pip's --no-compile; cfn-lint
-    # and its sympy, mypy, hypothesis...), which nothing here imports: fanout_lint's own
-    # is in the clone, and the first command's install compiled, as pip does by default
-    done = subprocess.run(["bash", "-c", install], cwd=str(clone), capture_output=True, text=True, timeout=900,
-                          env=dict(env, PIP_COMPILE="0"))
+    assert install.count("'.[test]'") == 1
+    done = subprocess.run(["bash", "-c", install.replace("'.[test]'", ".")], cwd=str(clone), capture_output=True,
+                          text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     site = run(".venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])'", clone)
     assert not os.path.exists(os.path.join(site.stdout.strip(), "fanout_lint")), "left in site-packages"
@@ -148,6 +150,19 @@ def test_the_readmes_two_commands_in_order_in_one_clone(tmp_path):
     assert where.stdout.strip() == str(clone / "fanout_lint" / "__init__.py")
     again = run(f"{clone}/.venv/bin/fanout-lint {clone}/examples/clean", elsewhere)
     assert again.returncode == 0, again.stdout + again.stderr[-3000:]
+
+
+def test_ci_runs_the_readmes_second_command():
+    """CI (.ci/run) installs the project and runs the tests exactly as the README's second
+    command does, so the test extras' install the README test leaves out runs as written
+    on every landing."""
+    _, second = _readme_commands()
+    install, _, tests = second.rpartition(" && ")
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as handle:
+        lines = [line.strip() for line in handle if line.strip() and not line.lstrip().startswith("#")]
+    assert "rm -rf .venv" in lines  # a fresh environment, as on a fresh machine
+    assert install in lines and tests in lines
+    assert lines.index("rm -rf .venv") < lines.index(install) < lines.index(tests)
 
 
 def test_grammar_tables_are_used_only_from_a_directory_and_file_of_the_users_alone(tmp_path):
