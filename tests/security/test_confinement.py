@@ -10,50 +10,9 @@ import pytest
 
 from fanout_lint.cli.main import main
 from fanout_lint.files.confine import Roots, problem
+from outside_repo import LINK, MODULE, SECRET, TEMPLATE
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="symbolic links are POSIX")
-
-LINK = "(fanout-lint follows no symbolic link inside a repository)"
-SECRET = "SecretQueueOutsideTheCheckout"
-
-# One safe fix: the visibility timeout below the function's.
-TEMPLATE = f"""\
-Resources:
-  {SECRET}:
-    Type: AWS::SQS::Queue
-    Properties:
-      VisibilityTimeout: 30
-      RedrivePolicy: {{deadLetterTargetArn: !GetAtt DLQ.Arn, maxReceiveCount: 5}}
-  DLQ:
-    Type: AWS::SQS::Queue
-    Properties:
-      MessageRetentionPeriod: 1209600
-  Worker:
-    Type: AWS::Lambda::Function
-    Properties:
-      Timeout: 60
-  Mapping:
-    Type: AWS::Lambda::EventSourceMapping
-    Properties:
-      EventSourceArn: !GetAtt {SECRET}.Arn
-      FunctionName: !Ref Worker
-"""
-
-MODULE = f"""\
-resource "aws_sqs_queue" "{SECRET.lower()}" {{
-  visibility_timeout_seconds = 30
-}}
-
-resource "aws_lambda_function" "worker" {{
-  function_name = "worker"
-  timeout       = 60
-}}
-
-resource "aws_lambda_event_source_mapping" "m" {{
-  event_source_arn = aws_sqs_queue.{SECRET.lower()}.arn
-  function_name    = aws_lambda_function.worker.arn
-}}
-"""
 
 
 @pytest.fixture

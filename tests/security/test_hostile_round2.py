@@ -22,47 +22,11 @@ from fanout_lint.loaders.parsing.budget import Budget, TooLarge
 from fanout_lint.cli.main import main
 from fanout_lint.loaders.terraform.hcl import expressions as hcl_expressions
 from fanout_lint.loaders.terraform.hcl.expressions import Interpolated, Ref, concat_text
+from outside_repo import MODULE, SECRET, TEMPLATE
 from repo_paths import ROOT
 
 POSIX = pytest.mark.skipif(os.name != "posix", reason="symbolic and hard links are POSIX")
-SECRET = "SecretQueueOutside"
-LINK = "(fanout-lint follows no symbolic link inside a repository)"
 
-# FL202 (a safe fix) and FL204 on a queue read by a function.
-TEMPLATE = f"""\
-Resources:
-  {SECRET}:
-    Type: AWS::SQS::Queue
-    Properties:
-      VisibilityTimeout: 30
-      RedrivePolicy: {{deadLetterTargetArn: !GetAtt DLQ.Arn, maxReceiveCount: 5}}
-  DLQ:
-    Type: AWS::SQS::Queue
-    Properties:
-      MessageRetentionPeriod: 1209600
-  Worker:
-    Type: AWS::Lambda::Function
-    Properties:
-      Timeout: 60
-  Mapping:
-    Type: AWS::Lambda::EventSourceMapping
-    Properties:
-      EventSourceArn: !GetAtt {SECRET}.Arn
-      FunctionName: !Ref Worker
-"""
-MODULE = f"""\
-resource "aws_sqs_queue" "{SECRET.lower()}" {{
-  visibility_timeout_seconds = 30
-}}
-resource "aws_lambda_function" "worker" {{
-  function_name = "worker"
-  timeout       = 60
-}}
-resource "aws_lambda_event_source_mapping" "m" {{
-  event_source_arn = aws_sqs_queue.{SECRET.lower()}.arn
-  function_name    = aws_lambda_function.worker.arn
-}}
-"""
 # Only FL203 fires (61 s is below 6 x 60 s): what a rule option can turn off.
 HEADROOM = """\
 Resources:
