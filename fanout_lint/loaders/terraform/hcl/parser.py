@@ -174,7 +174,13 @@ def _save_tables(built, path: str) -> None:
     written is no error: the next run builds the tables again."""
     partial = f"{path}.{os.getpid()}.tmp"
     try:
-        with open(partial, "wb") as handle:
+        # the user's alone whatever the umask (a file others may write is never loaded,
+        # grammar_cache_path), and a new file: never one planted under this name
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
             built.save(handle)  # the options too, the post-lexer by reference to its class
         os.replace(partial, path)
     except OSError:
