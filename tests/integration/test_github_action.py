@@ -127,7 +127,49 @@ def installed(action, tmp_path_factory):
     assert done.returncode == 0, done.stderr[-3000:]
     bin_dir = runner.outputs()["bin"]
     assert bin_dir.startswith(str(runner.temp)) and os.path.exists(os.path.join(bin_dir, "fanout-lint"))
+    # this job's pip installed it from outside (--python): the environment has no pip of its own
+    assert not os.path.exists(os.path.join(bin_dir, "pip"))
     return bin_dir
+
+
+def _one_module_wheel(directory, version: str) -> None:
+    """A wheel named fanout-lint holding one module, ``fanout_lint_probe``: something for
+    pip to install in a moment, from a directory, with no build."""
+    import zipfile
+
+    info = f"fanout_lint-{version}.dist-info"
+    files = {
+        "fanout_lint_probe.py": f"VERSION = {version!r}\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: fanout-lint\nVersion: {version}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(directory / f"fanout_lint-{version}-py3-none-any.whl", "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_without_a_pip_that_installs_from_outside_the_environment_gets_its_own(action, tmp_path):
+    """A job's Python whose pip has no ``--python`` (before 22.3; here, one with no pip at
+    all): the install step makes the environment with a pip of its own and installs with it."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, capture_output=True)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _one_module_wheel(wheels, "0.0.1")
+    runner = Runner(action, tmp_path, "")
+    step = _step(action, "Install fanout-lint")
+    env = runner.env(step, {"version": "0.0.1"}, {"python.python-path": str(bare / "bin" / "python")})
+    env.update(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheels))
+    done = _bash(step["run"], env, str(tmp_path))
+    assert done.returncode == 0, done.stderr[-3000:]
+    bin_dir = runner.outputs()["bin"]
+    assert os.path.exists(os.path.join(bin_dir, "pip"))
+    probe = subprocess.run([os.path.join(bin_dir, "python"), "-c", "import fanout_lint_probe as p; print(p.VERSION)"],
+                           capture_output=True, text=True)
+    assert probe.stdout.strip() == "0.0.1", probe.stderr
 
 
 @pytest.fixture
