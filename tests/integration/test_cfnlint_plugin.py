@@ -5,6 +5,10 @@ one process (``cfn_lint_driver.py``): the ``cfn-lint`` script's own entry point,
 each run's arguments and directory, with an empty standard input. The fixtures go
 through it in one run. The commands the README shows are given as written, the first to
 the ``cfn-lint`` executable itself.
+
+A run that ignores every rule of cfn-lint's own loads none of them (``own_rules=False``):
+cfn-lint would run them all on each template anyway, over half a second a template, and
+drop what they found. The README's commands and the E3505 tests run the plugin beside them.
 """
 
 from __future__ import annotations
@@ -107,8 +111,6 @@ def test_every_rule_has_exactly_one_plugin_class_with_its_severity_letter():
 def test_cfn_lint_reports_the_same_findings_on_the_same_lines_with_its_exit_code(cfn_lint):
     paths = _cloudformation_fixtures()
     assert len(paths) >= 14
-    # Without cfn-lint's own rules: ignored here, they would still run on every fixture,
-    # nine tenths of the run. The plugin beside them is what the other tests run.
     run = cfn_lint(*_plugin("--include-checks", "I", "--ignore-checks", *BUILTIN, "--", *paths), own_rules=False)
     assert "Traceback" not in run.stderr, run.stderr
     got = _matches(run.stdout)
@@ -154,11 +156,11 @@ def test_ignores_of_cfn_lint_and_of_fanout_lint_apply(cfn_lint, tmp_path):
     }
     assert expected_warnings and all(r == "WFL002" for _, _, r in expected_warnings)
 
-    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", str(by_cfn_lint), str(by_fanout_lint), warning_only))
+    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", str(by_cfn_lint), str(by_fanout_lint), warning_only), own_rules=False)
     assert _matches(run.stdout) == expected_warnings
     assert run.returncode == 4  # warnings only
 
-    run = cfn_lint(*_plugin("--ignore-checks", "EFL201", *BUILTIN, "--", source))
+    run = cfn_lint(*_plugin("--ignore-checks", "EFL201", *BUILTIN, "--", source), own_rules=False)
     assert _matches(run.stdout) == set() and run.returncode == 0
 
 
@@ -212,22 +214,22 @@ def _lines(output: str) -> list[tuple[int, str, str]]:
 def test_rule_options_given_through_cfn_lint_are_used_or_refused_with_a_message(cfn_lint, tmp_path):
     # FL104 fires on maxReceiveCount 10 (range 3 to 5); max=10 through cfn-lint accepts it
     source = os.path.join(FIXTURES, "max-receive-count-out-of-range", "cfn_fires.yaml")
-    default = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", source))
+    default = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", source), own_rules=False)
     assert {rule for _, rule, _ in _lines(default.stdout)} == {"WFL104"}
     assert all("outside 3 to 5" in message for _, _, message in _lines(default.stdout))
 
-    widened = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:max=20", "--", source))
+    widened = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:max=20", "--", source), own_rules=False)
     found = _lines(widened.stdout)
     assert found and all("outside 3 to 20" in message for _, _, message in found), widened.stdout
-    wide = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:max=60", "--", source))
+    wide = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:max=60", "--", source), own_rules=False)
     assert len(_lines(wide.stdout)) == len(found) - 1  # 50 is within 3 to 60
 
     (tmp_path / ".cfnlintrc").write_text("configure_rules:\n  WFL104:\n    max: 60\n", encoding="utf-8")
     shutil.copy(source, tmp_path / "t.yaml")
-    from_file = cfn_lint("t.yaml", "-a", PLUGIN, "-f", "parseable", "--ignore-checks", *BUILTIN, cwd=tmp_path)
+    from_file = cfn_lint("t.yaml", "-a", PLUGIN, "-f", "parseable", "--ignore-checks", *BUILTIN, cwd=tmp_path, own_rules=False)
     assert [m for _, _, m in _lines(from_file.stdout)] == [m for _, _, m in _lines(wide.stdout)], from_file.stdout
 
-    refused = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:mx=20", "-x", "WFL104:min=few", "--", source))
+    refused = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "-x", "WFL104:mx=20", "-x", "WFL104:min=few", "--", source), own_rules=False)
     messages = {message for line, rule, message in _lines(refused.stdout) if line == 1 and rule == "WFL104"}
     assert any("has no option 'mx' (did you mean max?)" in m and "not used" in m for m in messages), messages
     assert any("option 'min' of WFL104 must be an integer" in m for m in messages), messages
@@ -242,7 +244,7 @@ def test_suppression_notices_reach_cfn_lint_output(cfn_lint, tmp_path):
     )
     template = tmp_path / "t.yaml"
     template.write_text(text, encoding="utf-8")
-    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", str(template)))
+    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", str(template)), own_rules=False)
     notices = [(line, message) for line, rule, message in _lines(run.stdout) if rule == "WFL000"]
     assert any("unknown rule 'shared-queu' (did you mean shared-queue?)" in m for _, m in notices), run.stdout
     assert any("suppression of missing-dlq suppresses nothing" in m for _, m in notices), run.stdout
@@ -271,7 +273,7 @@ def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports(cfn_
     imported = os.path.join(FIXTURES, "visibility-timeout-below-function-timeout", "link_fires")
     paths = [os.path.join(nested, "parent.yaml"), os.path.join(nested, "workers.yaml"),
              os.path.join(imported, "queue.yaml"), os.path.join(imported, "worker.yaml")]
-    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", *paths))
+    run = cfn_lint(*_plugin("--ignore-checks", *BUILTIN, "--", *paths), own_rules=False)
     assert "Traceback" not in run.stderr, run.stderr
     assert _matches(run.stdout) == {(os.path.realpath(paths[0]), 9, "EFL202")}
 
@@ -279,7 +281,7 @@ def test_one_template_at_a_time_links_its_nested_stacks_but_not_its_imports(cfn_
 
 
 def _in(cfn_lint, directory, *args: str) -> subprocess.CompletedProcess:
-    return cfn_lint(*_plugin("--ignore-checks", *BUILTIN, *args), cwd=directory)
+    return cfn_lint(*_plugin("--ignore-checks", *BUILTIN, *args), cwd=directory, own_rules=False)
 
 
 def test_the_plugin_reads_fanout_lints_own_configuration(cfn_lint, tmp_path):
