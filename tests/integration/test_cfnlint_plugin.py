@@ -32,9 +32,7 @@ from repo_paths import TESTS
 
 # Looked up, not imported: cfn-lint takes over a second to import, and every worker of
 # -n auto collects this module; the tests that need it in process import it themselves.
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share one
-# cfn-lint process (a module fixture).
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group(__name__),
+pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(importlib.util.find_spec("cfnlint") is None, reason="cfn-lint is a test extra")]
 
 FIXTURES = os.path.join(TESTS, "fixtures")

@@ -20,11 +20,6 @@ import yaml
 
 from repo_paths import ROOT
 
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# the action's environment, installed once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")
 
 

@@ -13,11 +13,6 @@ import pytest
 from repo_paths import ROOT
 
 
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# the wheel, built once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> str:
     """The wheel, built once for this module's tests (on one worker: --dist loadfile).

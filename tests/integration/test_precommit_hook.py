@@ -14,11 +14,6 @@ from fanout_lint.model.format import Format
 from fanout_lint.run.discover import discover
 from repo_paths import ROOT
 
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# pre-commit's hook environment, installed once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "shared-queue")
 
 WORKFLOW = """\

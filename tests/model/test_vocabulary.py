@@ -25,11 +25,6 @@ from repo_paths import ROOT
 
 
 
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# the corpus's findings, linted once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 def _names(format_: Format) -> set[str]:
     found = set()
     for kind in KINDS:

@@ -23,11 +23,6 @@ from fanout_lint.rules import ALL_RULES
 from fanout_lint.run.discover import discover
 
 from repo_paths import ROOT
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# the rule modules' corpus run, done once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 RULES_DIR = os.path.join(ROOT, "rules")
 # every template the tests hold that fires: the fixtures, the fix cases and the examples
 CORPUS = [os.path.join(ROOT, "tests", "fixtures"), os.path.join(ROOT, "tests", "fix_cases"),

@@ -15,11 +15,6 @@ sys.path.insert(0, ROOT)
 from bench.generate import generate_repo  # noqa: E402
 
 
-# One worker runs this module's tests (--dist loadgroup, pyproject.toml): they share
-# the generated repository, written once (a module fixture).
-pytestmark = pytest.mark.xdist_group(__name__)
-
-
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     root = tmp_path_factory.mktemp("repo")
