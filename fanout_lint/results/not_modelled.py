@@ -84,12 +84,17 @@ REMOTE_PREFIXES = ("https://", "http://", "s3://")
 # settings, and add no messaging resources to the stack: naming them as not modelled
 # would only hide the notes that matter. A plugin that adds functions, events or
 # resources (serverless-plugin-warmup's schedule, serverless-plugin-split-stacks'
-# nested stacks, serverless-step-functions) is not here.
+# nested stacks, serverless-step-functions) is not here, nor one that rewrites the
+# values fanout-lint reads (serverless-pseudo-parameters and serverless-cf-vars turn
+# "#{...}" strings into Fn::Sub).
 BUILD_ONLY_PLUGINS = frozenset((
     # build and package the code
     "serverless-webpack", "serverless-bundle", "serverless-esbuild", "serverless-plugin-typescript",
     "serverless-python-requirements", "serverless-jetpack", "serverless-plugin-include-dependencies",
-    "serverless-plugin-optimize",
+    "serverless-plugin-optimize", "serverless-rust",
+    # put a web framework's app behind the handler (API Gateway and ALB requests), with
+    # its packages bundled and a local server
+    "serverless-wsgi", "serverless-rack",
     # prune old versions after a deployment
     "serverless-prune-plugin",
     # run and emulate the service on a developer's machine
