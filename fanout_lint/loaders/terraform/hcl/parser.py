@@ -9,9 +9,10 @@ Only the grammar file is read from python-hcl2, found without importing the pack
 ``import hcl2`` runs ``hcl2.api``, which imports the dict transformer, formatter,
 deserializer and reconstructor that fanout-lint never uses. The one piece of python-hcl2
 code its grammar depends on, the post-lexer that lets a binary operator continue a line,
-is ``_continue_lines`` here. Its heredoc terminals are the one change made to the
-grammar: their patterns were quadratic, and the parser is built with linear ones that
-match the same text (``linear_heredocs``).
+is ``_continue_lines`` here. Two changes are made to the grammar: its heredoc terminals'
+patterns were quadratic, and the parser is built with linear ones that match the same
+text (``linear_heredocs``); and an interpolation may break its line after ``${`` and
+before ``}``, as Terraform reads it (``interpolation_lines``).
 
 Building the LALR tables takes over a second; they are kept in a file written with
 ``Lark.save`` and read with ``Lark.load``, named for a hash of what it was built from (the
@@ -108,8 +109,28 @@ def grammar_text() -> str:
 
 @functools.cache
 def parser_grammar() -> str:
-    """The grammar the parser is built from: python-hcl2's, its heredoc terminals linear."""
-    return linear_heredocs(grammar_text())
+    """The grammar the parser is built from: python-hcl2's, its heredoc terminals linear and
+    its interpolations open to line breaks."""
+    return interpolation_lines(linear_heredocs(grammar_text()))
+
+
+# HCL reads a template interpolation with its line breaks ignored: Terraform accepts
+# ``"${\n  var.a\n}"``, where python-hcl2's rule takes no newline after ``${`` nor before
+# ``}`` and the whole unit failed to load. Line breaks inside the expression already parse
+# where the grammar allows them elsewhere (before an operator, around a conditional's
+# ``?`` and ``:``, in brackets).
+_INTERPOLATION_RULE = "interpolation: INTERP_START expression RBRACE"
+_INTERPOLATION_LINES = ("interpolation: INTERP_START new_line_or_comment? expression new_line_or_comment? RBRACE")
+
+
+def interpolation_lines(grammar: str) -> str:
+    """``grammar`` with a line break (or comment) allowed after an interpolation's ``${`` and
+    before its ``}`` (a grammar without that rule, another version's, is left as it is)."""
+    lines = grammar.split("\n")
+    for number, line in enumerate(lines):
+        if line.strip() == _INTERPOLATION_RULE:
+            lines[number] = line.replace(_INTERPOLATION_RULE, _INTERPOLATION_LINES)
+    return "\n".join(lines)
 
 
 def linear_heredocs(grammar: str) -> str:
