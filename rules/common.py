@@ -26,7 +26,7 @@ from fanout_lint.model.nodes import (
     Topic,
 )
 from fanout_lint.model.permissions import EVENTS, S3, SNS, allows, principal_matches
-from fanout_lint.model.values import Known, Value, candidates, verdict
+from fanout_lint.model.values import Known, Value, candidates, describe, rests_on_input, verdict
 from fanout_lint.model.vocabulary import term
 from fanout_lint.rule import Options, Severity
 
@@ -37,8 +37,18 @@ def protocol_is(sub: Subscription, protocol: str) -> bool:
 
 
 def reported(sub: Subscription) -> str:
-    """How a message names a subscription: inline ones by their topic."""
-    return f"inline subscription of {sub.resource}" if sub.inline else sub.resource
+    """How a message names a subscription: inline ones by their topic, with the protocol
+    the finding rests on when a parameter or variable sets it (``protocol_note``)."""
+    name = f"inline subscription of {sub.resource}" if sub.inline else sub.resource
+    return name + protocol_note(sub)
+
+
+def protocol_note(sub: Subscription) -> str:
+    """`` (Protocol sqs (default of parameter P))`` when the subscription's protocol is a
+    parameter's default or a variable's value, else nothing."""
+    if not rests_on_input(sub.protocol):
+        return ""
+    return f" ({term(sub, 'protocol')} {describe(sub.protocol)})"
 
 
 def named(node: Node) -> str:

@@ -68,7 +68,7 @@ from fanout_lint.model.nodes import EXPORTS, PUBLISHES_ONLY, SUBSCRIBES, Topic
 from fanout_lint.model.vocabulary import is_terraform
 from fanout_lint.rule import Rule, Severity, Violation
 
-from .common import dead_letter_path, dead_letter_topic_uses, is_standard, named, protocol_is
+from .common import dead_letter_path, dead_letter_topic_uses, is_standard, named, protocol_is, protocol_note
 
 
 def check(graph: Graph, options) -> list[Violation]:
@@ -88,7 +88,7 @@ def check(graph: Graph, options) -> list[Violation]:
         if queue is not None:
             related.append((queue, "queue"))
         message = (
-            f"Topic {topic.resource} delivers only to {target} and is not exported: SNS "
+            f"Topic {topic.resource} delivers only to {target}{protocol_note(sub)} and is not exported: SNS "
             "adds a hop and a policy to maintain for no fan-out; send to the queue "
             f"directly, or export the topic ({_export(topic)}) if other stacks subscribe to it"
         )

@@ -196,6 +196,13 @@ def _weakest(combo: tuple[Known, ...]) -> tuple[str, str]:
     return LITERAL, ""
 
 
+def rests_on_input(value: Value) -> bool:
+    """Some value ``value`` may be is a parameter's default or a variable's value: a deploy
+    that sets it otherwise deploys something else, and a finding built on it says so."""
+    options = candidates(value)
+    return options is not None and any(o.origin in (PARAMETER, PASSED, VARIABLE) for o in options)
+
+
 def describe(value: Value, unit: str = "") -> str:
     """Human text for a value, with its origin: ``30 s (default)``."""
     suffix = f" {unit}" if unit else ""

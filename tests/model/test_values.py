@@ -1,5 +1,6 @@
 from fanout_lint.model.values import (
-    DEFAULT, PARAMETER, Known, OneOf, Unknown, choice, combine, describe, to_bool, to_int, verdict,
+    DEFAULT, PARAMETER, VARIABLE, Known, OneOf, Unknown, choice, combine, describe, rests_on_input, to_bool, to_int,
+    verdict,
 )
 
 
@@ -66,3 +67,10 @@ def test_a_value_outside_its_bound_is_unknown_whatever_its_origin():
     assert within(OneOf((Known(10), Known(None))), 1, 900) == OneOf((Known(10), Known(None)))
     assert within(Known(None), 1, 900) == Known(None)
     assert type(within(Unknown("x"), 1, 900)) is Unknown
+
+
+def test_a_value_rests_on_an_input_when_any_option_is_a_parameter_or_variable():
+    assert rests_on_input(Known("sqs", PARAMETER, "Protocol"))
+    assert rests_on_input(OneOf((Known("sqs"), Known("lambda", VARIABLE, "protocol"))))
+    assert not rests_on_input(Known("sqs")) and not rests_on_input(Known(30, DEFAULT))
+    assert not rests_on_input(Unknown("a parameter without a default"))

@@ -59,3 +59,44 @@ def test_consumers_under_exclusive_conditions_do_not_share_a_queue(tmp_path):
           MC: {Type: AWS::Lambda::EventSourceMapping, Properties: {EventSourceArn: !GetAtt Q.Arn, FunctionName: !Ref C, BatchSize: 1}}
     """)
     assert "read by 2 functions (A, C)" in found["shared-queue"]
+
+
+def test_a_protocol_set_by_a_parameter_default_is_said(tmp_path):
+    # A held-out "best practice" template: the protocol is a parameter, sqs by default.
+    # Each finding holds only for that default, so each message says it rests on it.
+    found = messages(tmp_path, """
+        Parameters:
+          Protocol: {Type: String, AllowedValues: [sqs, lambda, email], Default: sqs}
+          Endpoint: {Type: String}
+        Resources:
+          Topic: {Type: AWS::SNS::Topic}
+          Sub: {Type: AWS::SNS::Subscription, Properties: {TopicArn: !Ref Topic, Protocol: !Ref Protocol, Endpoint: !Ref Endpoint}}
+    """)
+    said = "Sub (Protocol sqs (default of parameter Protocol)) delivers to parameter Endpoint without raw message delivery"
+    assert said in found["raw-delivery-off"]
+    assert "(Protocol sqs (default of parameter Protocol)) and is not exported" in found["single-subscriber-topic"]
+    # a protocol written in the template is not remarked on
+    found = messages(tmp_path, """
+        Resources:
+          Topic: {Type: AWS::SNS::Topic}
+          Sub: {Type: AWS::SNS::Subscription, Properties: {TopicArn: !Ref Topic, Protocol: sqs, Endpoint: !ImportValue q}}
+    """)
+    assert found["raw-delivery-off"].startswith("Sub delivers to import q without raw message delivery")
+
+
+def test_a_protocol_set_by_a_terraform_variable_is_said(tmp_path):
+    (tmp_path / "main.tf").write_text(textwrap.dedent("""
+        variable "protocol" {
+          default = "lambda"
+        }
+        resource "aws_sns_topic" "t" {}
+        resource "aws_lambda_function" "f" {}
+        resource "aws_sns_topic_subscription" "s" {
+          topic_arn = aws_sns_topic.t.arn
+          protocol  = var.protocol
+          endpoint  = aws_lambda_function.f.arn
+        }
+    """))
+    found = {f.name: f.message for f in lint_paths([str(tmp_path)], ALL_RULES, Settings()).findings}
+    assert found["sns-to-lambda-direct"].startswith(
+        "aws_sns_topic_subscription.s (protocol lambda (value of variable protocol)) sends SNS messages straight to")
