@@ -434,7 +434,9 @@ class _Service:
             self.add(RawResource(id=subscription_id, type="AWS::SNS::Subscription", props=subscription, loc=loc,
                                  written=SNS_SUBSCRIPTION, syntax=self.syntax), suppressions)
         else:
-            topic_id = naming.topic_id(name) if name is not None else _unnamed("SNSTopic", index)
+            # A name the file does not prove is no topic's: two events' unknown names may be
+            # two topics, so each such event makes its own, named by its function and event.
+            topic_id = naming.topic_id(name) if name is not None else _unnamed(f"SNSTopic{prefix}", index)
             source_arn = {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":sns:", {"Ref": "AWS::Region"}, ":",
                                             {"Ref": "AWS::AccountId"}, ":", holder.get(name_key)]]}
             topic = self.generated.get(topic_id)

@@ -266,6 +266,26 @@ def test_names_the_file_does_not_prove_name_the_resource_by_its_event(tmp_path):
     assert mapping.source.startswith("external: ")
 
 
+def test_topics_whose_names_the_file_does_not_prove_are_one_each(tmp_path):
+    # Held out (a public service): two functions subscribe to two topics whose names hold
+    # an unresolved stage. Named by the event alone, both were "SNSTopic<events[0]>", one
+    # topic with two subscribers, and the second function's finding said the first's path.
+    _, graph = _graph(tmp_path, SERVICE + """\
+  stage: ${opt:stage, "development"}
+functions:
+  one:
+    events:
+      - sns: orders-${self:provider.stage}-one
+  two:
+    events:
+      - sns: orders-${self:provider.stage}-two
+      - sns: orders-${self:provider.stage}-three
+""")
+    assert sorted(t.id for t in graph.all(Topic)) == [
+        "SNSTopicOne<events[0]>", "SNSTopicTwo<events[0]>", "SNSTopicTwo<events[1]>"]
+    assert all(len(graph.subscriptions_of(t.id)) == 1 for t in graph.all(Topic))
+
+
 def test_hidden_functions_make_every_topic_exported(tmp_path):
     base = SERVICE + """\
 resources:
