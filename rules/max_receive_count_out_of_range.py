@@ -104,9 +104,10 @@ def check(graph: Graph, options: Options) -> list[Violation]:
                 target = min(max(LAMBDA_ADVICE, low), high)
         message = (
             f"{term(queue, 'max_receive_count')} {describe(count)} of {queue.resource} is outside "
-            f"{low} to {high}: {risk}; set it within {low} to {high} (AWS advises at least "
-            f"{LAMBDA_ADVICE} when a Lambda function consumes the queue)"
+            f"{low} to {high}: {risk}; set it within {low} to {high}"
         )
+        if graph.consumers_of(queue.id):  # said only where it applies
+            message += f" (AWS advises at least {LAMBDA_ADVICE} for a queue a Lambda function consumes, as here)"
         reach = _reaches_dlq_in_time(queue, count) if within_advice is not None and not too_low else None
         if reach is not None:
             message += (

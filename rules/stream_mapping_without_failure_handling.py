@@ -21,7 +21,8 @@ whose source parameters have no dead-letter queue
 A stream mapping retries a failing batch until it succeeds, in order, on its shard.
 With the defaults (`MaximumRetryAttempts` and `MaximumRecordAgeInSeconds` of -1: no
 limit) one record the function keeps failing on blocks its shard until the record
-expires from the stream (AWS: up to one week for Kinesis, one day for DynamoDB Streams),
+expires from the stream (AWS: 24 hours by default for Kinesis, up to 365 days; one day
+for DynamoDB Streams),
 and then it is lost. Lambda documents the same -1 defaults for Kafka mappings, where a
 failing record holds up its partition until the topic's retention deletes it, and
 EventBridge Pipes for stream sources (a failing record is retried until it expires in
@@ -92,7 +93,7 @@ from fanout_lint.rule import Rule, Severity, Violation
 from .common import is_stopped, kafka_service, named, pipe_stream_service, stream_service
 
 SERVICES = {"kinesis": "Kinesis stream {}", "dynamodb": "the stream of DynamoDB table {}"}
-EXPIRES = {"kinesis": "up to one week for Kinesis", "dynamodb": "up to one day for DynamoDB Streams"}
+EXPIRES = {"kinesis": "24 hours by default for Kinesis, up to 365 days", "dynamodb": "up to one day for DynamoDB Streams"}
 # Kafka: what the mapping reads (its topics), and how long a record stays there
 KAFKA = {"msk": "topics of an Amazon MSK cluster", "kafka": "topics of a self-managed Apache Kafka cluster"}
 KAFKA_EXPIRES = "by the topic's retention period"

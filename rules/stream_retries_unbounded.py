@@ -13,8 +13,8 @@ and a stopped pipe are not flagged; a limit the template does not show is left a
 
 ## Why is this bad?
 The defaults are -1 for both: Lambda, and EventBridge Pipes for stream sources, retry a
-failing batch until its records expire in the source (up to one week for Kinesis, one
-day for DynamoDB Streams, the topic's retention for Kafka). Records are processed in
+failing batch until its records expire in the source (24 hours by default for Kinesis, up
+to 365 days; one day for DynamoDB Streams; the topic's retention for Kafka). Records are processed in
 order, so one record the consumer keeps failing on holds up its whole shard or partition
 all that time, and the iterator age grows. The on-failure destination (or the pipe's
 dead-letter queue) looks like a safety net, but it is reached only once the record has
@@ -83,7 +83,7 @@ from .common import is_stopped, kafka_service, named, pipe_stream_service, strea
 
 READS = {"kinesis": "Kinesis stream {}", "dynamodb": "the stream of DynamoDB table {}",
          "msk": "topics of an Amazon MSK cluster", "kafka": "topics of a self-managed Apache Kafka cluster"}
-EXPIRES = {"kinesis": "up to one week for Kinesis", "dynamodb": "up to one day for DynamoDB Streams",
+EXPIRES = {"kinesis": "24 hours by default for Kinesis, up to 365 days", "dynamodb": "up to one day for DynamoDB Streams",
            "msk": "the topic's retention period", "kafka": "the topic's retention period"}
 HELD = {"kinesis": "shard", "dynamodb": "shard", "msk": "partition", "kafka": "partition"}
 

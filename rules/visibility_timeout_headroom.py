@@ -88,7 +88,7 @@ def check(graph: Graph, options: Options) -> list[Violation]:
             field="visibility_timeout",
             message=(
                 f"{term(queue, 'visibility_timeout')} {describe(queue.visibility_timeout, 's')} of "
-                f"{queue.resource} leaves no headroom for {function.resource}: AWS recommends {factor} x "
+                f"{queue.resource} leaves {function.resource} less headroom than AWS recommends, {factor} x "
                 f"{term(function, 'timeout')} {describe(function.timeout, 's')} + "
                 f"{term(mapping, 'batching_window')} {describe(mapping.batching_window, 's')} of "
                 f"{mapping.resource}; {how_to_set(queue, 'visibility_timeout', recommended or needed)}"
