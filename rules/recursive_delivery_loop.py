@@ -14,7 +14,10 @@ attached policies of the run, `AWSLambdaBasicExecutionRole`), and one of them mu
 the action with a `Resource` that is the bucket, queue or topic itself (`!GetAtt
 Bucket.Arn`, `"${aws_s3_bucket.uploads.arn}/*"`) or `*`; a `Deny` for the action, an
 unknown action list, an unknown resource or any other managed policy keeps the rule
-silent. The message says when the function sets `RecursiveLoop: Allow` (in CloudFormation
+silent. A `Resource` written as an ARN in text (`arn:aws:sqs:us-east-1:*:jobs`) is not
+matched to the resource it names, and a SAM function without a `Role` gets a role SAM
+writes from its `Policies`, which this rule does not read: it is silent there. The message
+says when the function sets `RecursiveLoop: Allow` (in CloudFormation
 and SAM; in Terraform, `recursive_loop = "Allow"` of an `aws_lambda_function_recursion_config`).
 
 ## Why is this bad?
