@@ -99,8 +99,9 @@ BUILD_ONLY_PLUGINS = frozenset((
     "serverless-prune-plugin",
     # run and emulate the service on a developer's machine
     "serverless-offline", "serverless-offline-sqs", "serverless-offline-sns", "serverless-dynamodb-local",
-    # read settings
-    "serverless-dotenv-plugin",
+    "serverless-offline-direct-lambda",
+    # read settings, or write them to a local .env file for local runs
+    "serverless-dotenv-plugin", "serverless-export-env",
     # commands that sync a site to its bucket
     "serverless-single-page-app-plugin", "serverless-s3-sync",
 ))

@@ -270,12 +270,13 @@ def test_build_only_serverless_plugins_are_not_named(tmp_path, capsys, monkeypat
     build = "".join(f"  - {name}\n" for name in ("serverless-webpack", "serverless-python-requirements",
                                                   "serverless-esbuild", "serverless-offline",
                                                   "serverless-prune-plugin", "serverless-dotenv-plugin",
-                                                  "serverless-wsgi", "serverless-rack", "serverless-rust"))
+                                                  "serverless-wsgi", "serverless-rack", "serverless-rust",
+                                                  "serverless-offline-direct-lambda", "serverless-export-env"))
     (tmp_path / "serverless.yml").write_text(SERVICE.replace("plugins:\n", "plugins:\n" + build), encoding="utf-8")
     _, _, err = run(capsys, "serverless.yml")
     notes = [line for line in err.splitlines() if ": note: " in line]
     assert len(notes) == 1 and "1 messaging construct not modelled" in notes[0]
-    assert "serverless-step-functions (line 15)" in notes[0] and "webpack" not in notes[0]
+    assert "serverless-step-functions (line 17)" in notes[0] and "webpack" not in notes[0]
     # the modules: form, and a build-only plugin alone says nothing
     (tmp_path / "serverless.yml").write_text(
         SERVICE.replace("plugins:\n  - serverless-step-functions\n",
