@@ -36,11 +36,12 @@ def protocol_is(sub: Subscription, protocol: str) -> bool:
     return verdict(lambda p: isinstance(p, str) and p.lower() == protocol, sub.protocol) is True
 
 
-def reported(sub: Subscription) -> str:
+def reported(sub: Subscription, protocol_shown: bool = False) -> str:
     """How a message names a subscription: inline ones by their topic, with the protocol
-    the finding rests on when a parameter or variable sets it (``protocol_note``)."""
+    the finding rests on when a parameter or variable sets it (``protocol_note``), unless
+    the message shows the protocol itself."""
     name = f"inline subscription of {sub.resource}" if sub.inline else sub.resource
-    return name + protocol_note(sub)
+    return name if protocol_shown else name + protocol_note(sub)
 
 
 def protocol_note(sub: Subscription) -> str:

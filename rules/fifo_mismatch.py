@@ -284,7 +284,7 @@ def _subscription(graph: Graph, sub: Subscription) -> list[Violation]:
             at=sub,
             field="protocol",
             message=(
-                f"{reported(sub)} subscribes protocol {describe(sub.protocol)} to FIFO topic "
+                f"{reported(sub, protocol_shown=True)} subscribes protocol {describe(sub.protocol)} to FIFO topic "
                 f"{topic.resource}: FIFO topics deliver only to SQS queues; subscribe a queue "
                 f"and let the consumer read it"
             ),

@@ -75,6 +75,15 @@ def test_a_protocol_set_by_a_parameter_default_is_said(tmp_path):
     said = "Sub (Protocol sqs (default of parameter Protocol)) delivers to parameter Endpoint without raw message delivery"
     assert said in found["raw-delivery-off"]
     assert "(Protocol sqs (default of parameter Protocol)) and is not exported" in found["single-subscriber-topic"]
+    # a message that shows the protocol itself says its origin once
+    found = messages(tmp_path, """
+        Parameters:
+          Protocol: {Type: String, Default: lambda}
+        Resources:
+          Topic: {Type: AWS::SNS::Topic, Properties: {FifoTopic: true, TopicName: t.fifo}}
+          Sub: {Type: AWS::SNS::Subscription, Properties: {TopicArn: !Ref Topic, Protocol: !Ref Protocol, Endpoint: !ImportValue f}}
+    """)
+    assert found["fifo-mismatch"].startswith("Sub subscribes protocol lambda (default of parameter Protocol) to FIFO")
     # a protocol written in the template is not remarked on
     found = messages(tmp_path, """
         Resources:
